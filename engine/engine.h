@@ -1,0 +1,98 @@
+// The engine facade: the only engine header the server includes. An Engine owns a loaded
+// model and its sessions; complete() turns a fill-in-the-middle request into streamed
+// text. Implementations: the in-process engine (load_engine) and test doubles.
+//
+// Threading: complete() is called from one engine thread at a time and blocks while it
+// works; cancel flags may be set from any thread and are checked between tokens and
+// between prefill chunks.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/result.h"
+
+namespace wafer {
+
+struct EngineOptions {
+  std::string model_path;
+  int threads = 0;           // 0: one per physical core
+  int context_length = 4096; // KV cache size in tokens (clamped to the model's own)
+  int max_sessions = 4;      // KV caches kept (one per document), LRU-evicted
+};
+
+// What the model is and what it can do, for the server's prompt building and status.
+struct ModelInfo {
+  std::string name;          // general.name or the file name
+  std::string architecture;  // "llama", "qwen2", ...
+  bool has_fim = false;      // false: the model cannot fill in the middle
+  int context_length = 0;
+  int64_t parameters = 0;
+};
+
+// One fill-in-the-middle completion. The engine applies the model's FIM template.
+struct CompletionRequest {
+  std::string session_key;        // e.g. the document URI: selects the KV cache to reuse
+  std::string prefix;             // text before the cursor (already windowed by the caller)
+  std::string suffix;             // text after the cursor
+  std::vector<std::string> extra; // extra context chunks placed before the prefix
+  int max_tokens = 64;
+  double max_prefill_ms = 0;      // 0: no limit
+  double max_decode_ms = 0;       // 0: no limit
+  std::vector<std::string> stop;  // stop strings (not included in the output)
+  float temperature = 0;          // 0: greedy
+  uint64_t seed = 0;
+  // Checked between tokens and prefill chunks; set from any thread to stop early.
+  std::shared_ptr<std::atomic<bool>> cancel;
+  // Called with the whole text so far after each token; return true to stop (syntax-aware
+  // stopping by the server: block end, indentation drop, ...).
+  std::function<bool(std::string_view text)> should_stop;
+};
+
+struct Timings {
+  double queue_ms = 0;
+  double tokenize_ms = 0;
+  int tokens_reused = 0;
+  int tokens_prefilled = 0;
+  double prefill_ms = 0;
+  double first_token_ms = 0;  // from the start of complete() to the first generated token
+  int tokens_generated = 0;
+  double decode_ms = 0;
+  int drafts_proposed = 0;
+  int drafts_accepted = 0;
+  double total_ms = 0;
+  bool cancelled = false;
+};
+
+enum class StopReason { kEndOfText, kMaxTokens, kStopString, kStopCallback, kBudget, kCancelled, kError };
+
+// Streamed to the caller: text deltas (always whole UTF-8 sequences), then one final event.
+struct CompletionEvent {
+  enum class Kind { kText, kDone, kError } kind = Kind::kText;
+  std::string text;      // kText: the new text; kDone: the whole completion
+  StopReason stop = StopReason::kEndOfText;
+  Timings timings;       // kDone and kError
+  std::string error;     // kError: what went wrong
+};
+
+using CompletionCallback = std::function<void(const CompletionEvent&)>;
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const ModelInfo& info() const = 0;
+  // Runs to completion on the calling thread, streaming events through on_event; always
+  // ends with exactly one kDone or kError event.
+  virtual void complete(const CompletionRequest& request, const CompletionCallback& on_event) = 0;
+};
+
+// Loads a GGUF model for completion. Errors (missing file, unsupported architecture, no
+// FIM tokens) come back as values with a message fit to show a user.
+Result<std::unique_ptr<Engine>> load_engine(const EngineOptions& options);
+
+}  // namespace wafer

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything wafer needs to build and test on Debian 12 (as root, or with sudo):
+# compiler, CMake, libuv, nlohmann/json, Catch2, Node.js/npm, and the pinned tree-sitter
+# grammars (npm ci). Idempotent: does nothing that is already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+need=()
+for pkg in build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates \
+           python3 ${WAFER_EXTRA_PACKAGES:-}; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
+done
+if ! command -v npm >/dev/null 2>&1; then need+=(nodejs npm); fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+
+# Pinned grammars: reinstall only when the lockfile changed since the last install.
+stamp=grammars/node_modules/.wafer-lock
+if [ ! -f "$stamp" ] || ! cmp -s grammars/package-lock.json "$stamp"; then
+  echo "setup: fetching tree-sitter grammars (npm ci)"
+  (cd grammars && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  cp grammars/package-lock.json "$stamp"
+fi

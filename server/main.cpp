@@ -1,0 +1,31 @@
+// Entry point of the `wafer` binary: parse options once, dispatch to a subcommand.
+#include <cstdio>
+#include <string>
+
+#include "engine/version.h"
+#include "server/commands.h"
+#include "server/options.h"
+
+int main(int argc, char** argv) {
+  using namespace wafer;
+  Result<Options> parsed = parse_options(argc, argv);
+  if (!parsed) {
+    std::fprintf(stderr, "wafer: %s\n", parsed.error().message.c_str());
+    return kExitUsage;
+  }
+  const Options& o = *parsed;
+  if (o.version) {
+    std::printf("%s\n", build_description().c_str());
+    return kExitOk;
+  }
+  if (o.help || o.command.empty()) {
+    std::fputs(usage(o.command).c_str(), o.command.empty() && !o.help ? stderr : stdout);
+    return o.help ? kExitOk : kExitUsage;
+  }
+  if (o.command == "lsp") return run_lsp(o);
+  if (o.command == "tokenize") return run_tokenize(o);
+  if (o.command == "generate") return run_generate(o);
+  if (o.command == "info") return run_info(o);
+  if (o.command == "bench") return run_bench(o);
+  return not_implemented(o.command.c_str());
+}

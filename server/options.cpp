@@ -1,0 +1,206 @@
+#include "server/options.h"
+
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <functional>
+#include <string_view>
+
+namespace wafer {
+namespace {
+
+constexpr std::array<std::string_view, 6> kCommands{"lsp", "tokenize", "generate", "info", "bench",
+                                                    "help"};
+
+// One row per flag: name, the subcommands that accept it ("*" for all), whether it takes
+// a value, and how to store it. Adding an option is adding a row here and a field above.
+struct Flag {
+  std::string_view name;
+  std::string_view commands;  // space-separated
+  bool takes_value;
+  std::function<Status(Options&, std::string_view)> set;
+  std::string_view help;
+};
+
+template <typename T>
+Status parse_number(std::string_view flag, std::string_view text, T& out, T lo, T hi) {
+  T v{};
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v < lo || v > hi)
+    return make_error(std::string(flag) + ": expected a number from " + std::to_string(lo) +
+                      " to " + std::to_string(hi) + ", got '" + std::string(text) + "'");
+  out = v;
+  return {};
+}
+
+Status parse_float(std::string_view flag, std::string_view text, float& out) {
+  std::string s(text);
+  char* end = nullptr;
+  float v = std::strtof(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !(v >= 0) || v > 100)
+    return make_error(std::string(flag) + ": expected a number >= 0, got '" + s + "'");
+  out = v;
+  return {};
+}
+
+const std::vector<Flag>& flags() {
+  static const std::vector<Flag> table = {
+      {"--model", "lsp generate info tokenize bench", true,
+       [](Options& o, std::string_view v) { o.model = v; return Status{}; }, "GGUF model file"},
+      {"--threads", "lsp generate bench", true,
+       [](Options& o, std::string_view v) { return parse_number("--threads", v, o.threads, 0, 1024); },
+       "compute threads (default: one per physical core)"},
+      {"--context", "lsp generate bench", true,
+       [](Options& o, std::string_view v) { return parse_number("--context", v, o.context, 16, 1 << 20); },
+       "context length in tokens (default 4096)"},
+      {"--listen", "lsp", true,
+       [](Options& o, std::string_view v) { o.listen = v; return Status{}; },
+       "serve LSP on loopback TCP HOST:PORT instead of stdio"},
+      {"--allow-remote", "lsp", false,
+       [](Options& o, std::string_view) { o.allow_remote = true; return Status{}; },
+       "allow --listen on a non-loopback address"},
+      {"--debounce-ms", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--debounce-ms", v, o.debounce_ms, 0, 10000); },
+       "wait this long after the last keystroke before starting the engine (default 75)"},
+      {"--log-file", "lsp", true,
+       [](Options& o, std::string_view v) { o.log_file = v; return Status{}; },
+       "append the daemon's log to this file"},
+      {"--ids", "tokenize", false,
+       [](Options& o, std::string_view) { o.ids = true; return Status{}; },
+       "print token ids on one line, separated by spaces"},
+      {"--pieces", "tokenize", false,
+       [](Options& o, std::string_view) { o.pieces = true; return Status{}; },
+       "print one token per line: id and piece"},
+      {"--json", "info bench", false,
+       [](Options& o, std::string_view) { o.json = true; return Status{}; }, "machine-readable output"},
+      {"--prompt", "generate", true,
+       [](Options& o, std::string_view v) { o.prompt = std::string(v); return Status{}; }, "prompt text"},
+      {"--prompt-ids", "generate", true,
+       [](Options& o, std::string_view v) { o.prompt_ids = v; return Status{}; },
+       "prompt as comma-separated token ids"},
+      {"-n", "generate", true,
+       [](Options& o, std::string_view v) { return parse_number("-n", v, o.n_predict, 0, 1 << 20); },
+       "tokens to generate (default 64)"},
+      {"--temp", "generate", true,
+       [](Options& o, std::string_view v) { return parse_float("--temp", v, o.temperature); },
+       "sampling temperature (default 0: greedy)"},
+      {"--seed", "generate", true,
+       [](Options& o, std::string_view v) {
+         return parse_number("--seed", v, o.seed, 0ULL, ~0ULL);
+       },
+       "random seed"},
+      {"--logits-json", "generate", true,
+       [](Options& o, std::string_view v) { o.logits_json = v; return Status{}; },
+       "write per-position top-20 logits and the greedy tokens to FILE"},
+  };
+  return table;
+}
+
+bool accepts(const Flag& f, std::string_view command) {
+  std::string_view cs = f.commands;
+  while (!cs.empty()) {
+    size_t sp = cs.find(' ');
+    std::string_view c = cs.substr(0, sp);
+    if (c == "*" || c == command) return true;
+    if (sp == std::string_view::npos) break;
+    cs.remove_prefix(sp + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<Options> parse_options(int argc, const char* const* argv) {
+  Options o;
+  int i = 1;
+  // Global flags before the subcommand.
+  for (; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") o.help = true;
+    else if (a == "--version" || a == "-V") o.version = true;
+    else break;
+  }
+  if (i < argc) {
+    std::string_view c = argv[i];
+    bool known = false;
+    for (std::string_view k : kCommands) known |= (k == c);
+    if (!known) return make_error("unknown command '" + std::string(c) + "' (try 'wafer --help')");
+    o.command = c;
+    ++i;
+  }
+  if (o.command == "help") {
+    o.help = true;
+    if (i < argc) o.command = argv[i++];
+    else o.command.clear();
+    return o;
+  }
+  for (; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") { o.help = true; continue; }
+    if (a == "--version" || a == "-V") { o.version = true; continue; }
+    if (a == "--") {
+      for (++i; i < argc; ++i) o.positional.emplace_back(argv[i]);
+      break;
+    }
+    if (a.size() > 1 && a[0] == '-' && !(a.size() > 1 && (a[1] >= '0' && a[1] <= '9'))) {
+      std::string_view name = a, value;
+      bool inline_value = false;
+      if (size_t eq = a.find('='); eq != std::string_view::npos && a.starts_with("--")) {
+        name = a.substr(0, eq);
+        value = a.substr(eq + 1);
+        inline_value = true;
+      }
+      const Flag* flag = nullptr;
+      for (const Flag& f : flags())
+        if (f.name == name) flag = &f;
+      if (!flag || !accepts(*flag, o.command))
+        return make_error("unknown option '" + std::string(name) + "'" +
+                          (o.command.empty() ? "" : " for 'wafer " + o.command + "'") +
+                          " (try 'wafer " + o.command + (o.command.empty() ? "" : " ") + "--help')");
+      if (flag->takes_value && !inline_value) {
+        if (i + 1 >= argc) return make_error(std::string(name) + ": missing value");
+        value = argv[++i];
+      } else if (!flag->takes_value && inline_value) {
+        return make_error(std::string(name) + " takes no value");
+      }
+      if (Status s = flag->set(o, value); !s) return s.error();
+      continue;
+    }
+    o.positional.emplace_back(a);
+  }
+  return o;
+}
+
+std::string usage(const std::string& command) {
+  std::string s;
+  if (command.empty()) {
+    s = "wafer — local, offline inline code completion\n\n"
+        "usage: wafer [--version] [--help] COMMAND [OPTIONS]\n\n"
+        "commands:\n"
+        "  lsp        run the Language Server Protocol daemon (stdio, or --listen)\n"
+        "  tokenize   tokenize text with a model's tokenizer\n"
+        "  generate   generate text from a prompt (timings on stderr)\n"
+        "  info       describe a GGUF model\n"
+        "  bench      measure completion latency\n\n"
+        "Run 'wafer COMMAND --help' for a command's options.\n";
+    return s;
+  }
+  s = "usage: wafer " + command;
+  if (command == "tokenize") s += " MODEL.gguf [--ids|--pieces] [TEXT]   (TEXT from stdin when absent)";
+  else if (command == "info") s += " MODEL.gguf [--json]";
+  else if (command == "generate") s += " MODEL.gguf --prompt TEXT [-n N] [--temp T] [--seed S] [--threads N]";
+  else if (command == "lsp") s += " [--model PATH] [--listen 127.0.0.1:PORT] [OPTIONS]";
+  else s += " [OPTIONS]";
+  s += "\n\noptions:\n";
+  for (const Flag& f : flags()) {
+    if (!accepts(f, command)) continue;
+    std::string left = "  " + std::string(f.name) + (f.takes_value ? " VALUE" : "");
+    if (left.size() < 24) left.resize(24, ' ');
+    else left += "  ";
+    s += left + std::string(f.help) + "\n";
+  }
+  s += "  --help                show this help\n";
+  return s;
+}
+
+}  // namespace wafer

@@ -1,0 +1,52 @@
+// Command-line options of the `wafer` binary: one struct, parsed in one place
+// (options.cpp). Subcommands read the fields they need; the LSP daemon later overlays
+// `initializationOptions` on the same fields.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/result.h"
+
+namespace wafer {
+
+struct Options {
+  std::string command;                // "lsp", "tokenize", "generate", "info", "bench", "" (none)
+  std::vector<std::string> positional;  // arguments after the subcommand that are not flags
+  bool help = false;
+  bool version = false;
+
+  // Model and engine (lsp, generate, info, tokenize, bench).
+  std::string model;
+  int threads = 0;                    // 0: one per physical core
+  int context = 4096;
+
+  // lsp
+  std::string listen;                 // "127.0.0.1:PORT"; empty: stdio
+  bool allow_remote = false;
+  int debounce_ms = 75;
+  std::string log_file;
+
+  // tokenize / info
+  bool ids = false;
+  bool pieces = false;
+  bool json = false;
+
+  // generate
+  std::optional<std::string> prompt;
+  std::string prompt_ids;             // "1,15,300"
+  int n_predict = 64;
+  float temperature = 0;
+  unsigned long long seed = 0;
+  std::string logits_json;
+};
+
+// Parses argv. Errors name the offending argument. `--help`/`--version` anywhere set the
+// flags without requiring the rest to be valid.
+Result<Options> parse_options(int argc, const char* const* argv);
+
+// The text printed by `wafer --help` (command empty) or `wafer COMMAND --help`.
+std::string usage(const std::string& command);
+
+}  // namespace wafer

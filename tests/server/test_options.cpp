@@ -1,0 +1,65 @@
+// The one options parser: subcommands, flags, values, and clear errors.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "server/options.h"
+
+namespace {
+
+wafer::Result<wafer::Options> parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "wafer");
+  return wafer::parse_options(static_cast<int>(args.size()), args.data());
+}
+
+}  // namespace
+
+TEST_CASE("options: subcommand, flags and positional arguments", "[options]") {
+  auto r = parse({"generate", "m.gguf", "--prompt", "def f(", "-n", "16", "--temp=0.5", "--threads", "2"});
+  REQUIRE(r.ok());
+  CHECK(r->command == "generate");
+  CHECK(r->positional == std::vector<std::string>{"m.gguf"});
+  CHECK(r->prompt == "def f(");
+  CHECK(r->n_predict == 16);
+  CHECK(r->temperature == Approx(0.5));
+  CHECK(r->threads == 2);
+}
+
+TEST_CASE("options: --version and --help need no command", "[options]") {
+  CHECK(parse({"--version"})->version);
+  CHECK(parse({"--help"})->help);
+  auto h = parse({"help", "tokenize"});
+  REQUIRE(h.ok());
+  CHECK(h->help);
+  CHECK(h->command == "tokenize");
+  CHECK(wafer::usage("tokenize").find("--ids") != std::string::npos);
+  CHECK(wafer::usage("").find("lsp") != std::string::npos);
+}
+
+TEST_CASE("options: errors name the offending argument", "[options]") {
+  auto unknown_cmd = parse({"frobnicate"});
+  REQUIRE_FALSE(unknown_cmd.ok());
+  CHECK(unknown_cmd.error().message.find("frobnicate") != std::string::npos);
+
+  auto bad_flag = parse({"info", "--prompt", "x"});  // --prompt belongs to generate
+  REQUIRE_FALSE(bad_flag.ok());
+  CHECK(bad_flag.error().message.find("--prompt") != std::string::npos);
+
+  auto bad_num = parse({"lsp", "--threads", "many"});
+  REQUIRE_FALSE(bad_num.ok());
+  CHECK(bad_num.error().message.find("--threads") != std::string::npos);
+
+  auto missing = parse({"generate", "--prompt"});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("missing value") != std::string::npos);
+
+  auto no_value = parse({"tokenize", "--ids=1"});
+  REQUIRE_FALSE(no_value.ok());
+}
+
+TEST_CASE("options: '--' ends flags and negative-looking numbers are positional", "[options]") {
+  auto r = parse({"tokenize", "m.gguf", "--", "--ids"});
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->ids);
+  CHECK(r->positional == std::vector<std::string>{"m.gguf", "--ids"});
+}

@@ -1,0 +1,69 @@
+#include "tests/support/test_support.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace wafer::test {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  static std::atomic<int> counter{0};
+  fs::path base = fs::temp_directory_path();
+  for (int attempt = 0;; ++attempt) {
+    fs::path p = base / ("wafer-test-" + std::to_string(::getpid()) + "-" +
+                         std::to_string(counter++) + "-" + std::to_string(attempt));
+    std::error_code ec;
+    if (fs::create_directory(p, ec)) {
+      path_ = p;
+      return;
+    }
+    if (attempt > 100) throw std::runtime_error("cannot create a temp dir under " + base.string());
+  }
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+fs::path testdata_dir() { return fs::path(WAFER_TESTDATA_DIR); }
+
+fs::path require_testdata(const std::string& relative) {
+  fs::path dir = testdata_dir();
+  fs::path p = dir / relative;
+  if (!fs::is_directory(dir)) {
+    std::printf(
+        "SKIPPED: shared test data not found at %s\n"
+        "         (the shared test data lives next to the project checkout; see "
+        "../shared/testdata/README.md)\n",
+        p.string().c_str());
+    std::fflush(stdout);
+    std::_Exit(kSkipExitCode);
+  }
+  return p;
+}
+
+fs::path wafer_binary() { return fs::path(WAFER_BINARY); }
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const fs::path& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary);
+  out << contents;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace wafer::test

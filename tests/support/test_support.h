@@ -1,0 +1,42 @@
+// Helpers shared by wafer's tests: temporary directories, the shared llama.cpp reference
+// data (skipping cleanly when it is absent) and the path of the built `wafer` binary.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace wafer::test {
+
+// Exit code that CTest reports as "skipped" (SKIP_RETURN_CODE on every test).
+inline constexpr int kSkipExitCode = 77;
+
+// A fresh directory under the system temp dir, removed (with its contents) on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// <checkout>/../shared/testdata (resolved from the source tree at configure time).
+std::filesystem::path testdata_dir();
+
+// The path of a file in the shared test data. When the shared folder is absent, prints a
+// SKIPPED message naming the file and ends the test process with kSkipExitCode. A file
+// missing *inside* a present folder is a real failure (the test fails on REQUIRE).
+std::filesystem::path require_testdata(const std::string& relative);
+
+// Path of the built `wafer` executable (for integration tests).
+std::filesystem::path wafer_binary();
+
+// Reads a whole file; throws std::runtime_error when it cannot.
+std::string read_file(const std::filesystem::path& path);
+void write_file(const std::filesystem::path& path, const std::string& contents);
+
+}  // namespace wafer::test
