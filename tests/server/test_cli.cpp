@@ -5,7 +5,7 @@
 #include <string>
 #include <sys/wait.h>
 
-#include "tests/support/test_support.h"
+#include "tests/support/testing.h"
 
 namespace {
 

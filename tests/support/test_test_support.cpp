@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "tests/support/test_support.h"
+#include "tests/support/testing.h"
 
 TEST_CASE("TempDir is created empty and removed with its contents", "[support]") {
   std::filesystem::path kept;

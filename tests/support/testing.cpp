@@ -1,4 +1,4 @@
-#include "tests/support/test_support.h"
+#include "tests/support/testing.h"
 
 #include <unistd.h>
 
