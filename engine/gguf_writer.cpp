@@ -225,9 +225,13 @@ Status GgufWriter::write(const std::filesystem::path& path) const {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), std::fclose);
   if (!f) return make_error("gguf writer: cannot create " + path.string());
   auto sink = [&](const void* p, size_t n) { return std::fwrite(p, 1, n, f.get()) == n; };
-  if (Status s = emit(sink); !s) return make_error(s.error().message + " (" + path.string() + ")");
-  if (std::fflush(f.get()) != 0) return make_error("gguf writer: write failed (" + path.string() + ")");
-  return {};
+  Status s = emit(sink);
+  if (s && std::fflush(f.get()) != 0) s = make_error("gguf writer: write failed");
+  if (s) return s;
+  f.reset();
+  std::error_code ec;
+  std::filesystem::remove(path, ec);  // no half-written model left behind
+  return make_error(s.error().message + " (" + path.string() + ")");
 }
 
 Result<std::vector<uint8_t>> GgufWriter::to_bytes() const {
