@@ -106,6 +106,7 @@ Result<ModelConfig> read_model_config(const GgufFile& f) {
   if (!(c.norm_eps > 0)) return bad(eps_key, "must be positive");
 
   const GgufTensor* embd = f.tensor("token_embd.weight");
+  if (!embd) embd = f.tensor("output.weight");
   if (f.has("tokenizer.ggml.tokens")) {
     auto n = f.get_array_length("tokenizer.ggml.tokens");
     if (!n) return n.error();
@@ -114,7 +115,8 @@ Result<ModelConfig> read_model_config(const GgufFile& f) {
   } else if (embd && embd->n_dims == 2 && embd->ne[1] > 0 && embd->ne[1] <= UINT32_MAX) {
     c.n_vocab = static_cast<uint32_t>(embd->ne[1]);
   } else {
-    return make_error("model: vocabulary size unknown (no tokenizer.ggml.tokens and no token_embd.weight)");
+    return make_error(
+        "model: vocabulary size unknown (no tokenizer.ggml.tokens, token_embd.weight or output.weight)");
   }
   c.tied_output = f.tensor("output.weight") == nullptr;
   return c;

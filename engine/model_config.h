@@ -55,7 +55,7 @@ struct ModelConfig {
   float rope_freq_base = 10000.0f;  // rope.freq_base
   RopeScaling rope_scaling;
   float norm_eps = 1e-5f;           // attention.layer_norm_rms_epsilon (or layer_norm_epsilon)
-  uint32_t n_vocab = 0;             // tokenizer.ggml.tokens length, else token_embd rows
+  uint32_t n_vocab = 0;             // tokenizer.ggml.tokens length, else token_embd (or output) rows
   bool tied_output = false;         // no output.weight: logits use token_embd.weight
 };
 

@@ -59,6 +59,16 @@ TEST_CASE("model config: defaults when optional keys are absent", "[model_config
   CHECK(c->tied_output);
 }
 
+TEST_CASE("model config: vocabulary size from output.weight when nothing else has it", "[model_config]") {
+  GgufWriter w = base("llama");
+  w.add_tensor("output.weight", TensorType::F32, {96, 7}, std::vector<float>(96 * 7));
+  std::vector<uint8_t> keep;
+  auto c = config_of(w, keep);
+  REQUIRE(c.ok());
+  CHECK(c->n_vocab == 7);
+  CHECK_FALSE(c->tied_output);
+}
+
 TEST_CASE("model config: explicit keys for qwen2", "[model_config]") {
   GgufWriter w = base("qwen2");
   w.add_u32("qwen2.attention.head_count_kv", 2);
