@@ -1,6 +1,8 @@
 // Q8_0/Q4_0 quantization against values worked out by hand from ggml's reference formulas.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -77,4 +79,28 @@ TEST_CASE("q4_0: scale = (signed max-magnitude value) / -8, nibbles packed low/h
   quantize_row_q4_0(z.data(), b, 32);
   CHECK(scale_bits(b) == 0x8000);
   for (int j = 0; j < 16; ++j) CHECK(b[2 + j] == 0x88);
+}
+
+TEST_CASE("q8_0: matches ggml's formula with roundf on many random blocks", "[quantize]") {
+  // The library rounds without libm for speed; this is the formula as ggml writes it.
+  uint32_t state = 12345;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f;  // [0, 1)
+  };
+  std::vector<float> x(32);
+  uint8_t got[34], want[34];
+  for (int block = 0; block < 20000; ++block) {
+    float range = block % 3 == 0 ? 1e-3f : block % 3 == 1 ? 1.0f : 300.0f;
+    for (float& v : x) v = (next() * 2 - 1) * range;
+    if (block % 7 == 0) x[block % 32] = range;  // a maximum exactly at the range
+    quantize_row_q8_0(x.data(), got, 32);
+    float amax = 0;
+    for (float v : x) amax = std::max(amax, std::fabs(v));
+    float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    std::memcpy(want, got, 2);  // the scale conversion is tested in test_float16
+    for (int j = 0; j < 32; ++j) want[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(std::roundf(x[j] * id)));
+    INFO("block " << block);
+    REQUIRE(std::memcmp(got, want, 34) == 0);
+  }
 }
