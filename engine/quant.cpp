@@ -1,5 +1,5 @@
-// Half/bfloat16 conversion, the K-quant scale unpacking, and the per-type table that ties a
-// weight type to its activation format, dequantizer and dot product.
+// The K-quant scale unpacking, and the per-type table that ties a weight type to its
+// activation format, dequantizer and dot product.
 #include "engine/quant.h"
 
 #include <cstring>
@@ -9,27 +9,6 @@
 namespace wafer::quant {
 
 namespace {
-
-uint32_t float_bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-float bits_float(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-// Rounds `value >> shift` to nearest, ties to even (shift >= 1).
-uint32_t shift_round_even(uint32_t value, int shift) {
-  uint32_t kept = value >> shift;
-  uint32_t rest = value & ((1u << shift) - 1);
-  uint32_t half = 1u << (shift - 1);
-  if (rest > half || (rest == half && (kept & 1))) ++kept;
-  return kept;
-}
 
 struct TypeOps {
   TensorType type;
@@ -63,44 +42,6 @@ bool whole_blocks(TensorType type, int64_t n) {
 }
 
 }  // namespace
-
-float fp16_to_fp32(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t man = h & 0x3ff;
-  if (exp == 0x1f) return bits_float(sign | 0x7f800000 | (man << 13));  // inf / NaN
-  if (exp != 0) return bits_float(sign | ((exp + 112) << 23) | (man << 13));
-  // Zero or subnormal: man * 2^-24, exact in float.
-  float v = static_cast<float>(man) * 0x1p-24f;
-  return sign ? -v : v;
-}
-
-uint16_t fp32_to_fp16(float f) {
-  uint32_t x = float_bits(f);
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000);
-  uint32_t exp = (x >> 23) & 0xff;
-  uint32_t man = x & 0x7fffff;
-  if (exp == 0xff) return sign | 0x7c00 | (man ? 0x200 : 0);
-  int e = static_cast<int>(exp) - 112;  // the half exponent field, before range checks
-  if (e >= 31) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;  // below half the smallest subnormal: rounds to zero
-    // Subnormal half: the 24-bit significand shifted so that one unit is 2^-24.
-    return sign | static_cast<uint16_t>(shift_round_even(man | 0x800000, 14 - e));
-  }
-  // Normal: a carry out of the mantissa correctly bumps the exponent (up to infinity).
-  uint32_t h = (static_cast<uint32_t>(e) << 10) | (man >> 13);
-  uint32_t rest = man & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
-  return sign | static_cast<uint16_t>(h);
-}
-
-uint16_t fp32_to_bf16(float f) {
-  uint32_t x = float_bits(f);
-  if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((x >> 16) | 0x40);  // quiet NaN
-  uint32_t round = 0x7fff + ((x >> 16) & 1);
-  return static_cast<uint16_t>((x + round) >> 16);
-}
 
 void unpack_k_scale(int j, const uint8_t* q, uint8_t* scale, uint8_t* min) {
   if (j < 4) {
@@ -137,16 +78,12 @@ bool quantize_activations(TensorType type, const float* src, void* dst, int64_t 
     case TensorType::F32:
       std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
       return true;
-    case TensorType::F16: {
-      auto* out = static_cast<uint16_t*>(dst);
-      for (int64_t i = 0; i < n; ++i) out[i] = fp32_to_fp16(src[i]);
+    case TensorType::F16:
+      f32_to_f16_row(src, static_cast<uint16_t*>(dst), static_cast<size_t>(n));
       return true;
-    }
-    case TensorType::BF16: {
-      auto* out = static_cast<uint16_t*>(dst);
-      for (int64_t i = 0; i < n; ++i) out[i] = fp32_to_bf16(src[i]);
+    case TensorType::BF16:
+      f32_to_bf16_row(src, static_cast<uint16_t*>(dst), static_cast<size_t>(n));
       return true;
-    }
     case TensorType::Q8_0:
       quantize_row_q8_0(src, static_cast<BlockQ8_0*>(dst), n);
       return true;

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/float16.h"
 #include "engine/tensor_types.h"
 
 namespace wafer::quant {
@@ -117,13 +118,6 @@ static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ8_1) == 36);
 static_assert(sizeof(BlockQ4_K) == 144 && sizeof(BlockQ5_K) == 176);
 static_assert(sizeof(BlockQ6_K) == 210 && sizeof(BlockQ8_K) == 292);
 
-// ---- half and bfloat16 -------------------------------------------------------------------
-
-float fp16_to_fp32(uint16_t h);
-uint16_t fp32_to_fp16(float f);  // round to nearest even (as F16C hardware does)
-inline float bf16_to_fp32(uint16_t h);
-uint16_t fp32_to_bf16(float f);  // round to nearest even; NaN stays NaN
-
 // Sub-block j (0..7) of a Q4_K/Q5_K scales array: its 6-bit scale and 6-bit min.
 // Bytes 0-3 hold scales 0-3 (low 6 bits), bytes 4-7 mins 0-3; scales/mins 4-7 are split
 // into a low nibble in bytes 8-11 and their top two bits in the spare bits of bytes 0-7.
@@ -162,14 +156,5 @@ void quantize_row_q8_K(const float* x, BlockQ8_K* y, int64_t n);
 using VecDotFn = float (*)(int64_t n, const void* weight, const void* act);
 // The dot product for a weight type, or nullptr when unsupported.
 VecDotFn vec_dot_fn(TensorType weight_type);
-
-// ---- inline definitions ------------------------------------------------------------------
-
-inline float bf16_to_fp32(uint16_t h) {
-  uint32_t u = static_cast<uint32_t>(h) << 16;
-  float f;
-  __builtin_memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 }  // namespace wafer::quant

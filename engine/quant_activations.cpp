@@ -28,7 +28,7 @@ float quantize_block_32(const float* x, int8_t* qs) {
 }  // namespace
 
 void quantize_row_q8_0(const float* x, BlockQ8_0* y, int64_t n) {
-  for (int64_t i = 0; i < n / kQK; ++i, x += kQK) y[i].d = fp32_to_fp16(quantize_block_32(x, y[i].qs));
+  for (int64_t i = 0; i < n / kQK; ++i, x += kQK) y[i].d = f32_to_f16(quantize_block_32(x, y[i].qs));
 }
 
 void quantize_row_q8_1(const float* x, BlockQ8_1* y, int64_t n) {
@@ -36,8 +36,8 @@ void quantize_row_q8_1(const float* x, BlockQ8_1* y, int64_t n) {
     const float d = quantize_block_32(x, y[i].qs);
     int sum = 0;
     for (int j = 0; j < kQK; ++j) sum += y[i].qs[j];
-    y[i].d = fp32_to_fp16(d);
-    y[i].s = fp32_to_fp16(d * static_cast<float>(sum));
+    y[i].d = f32_to_f16(d);
+    y[i].s = f32_to_f16(d * static_cast<float>(sum));
   }
 }
 

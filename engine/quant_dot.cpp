@@ -48,13 +48,13 @@ float vec_dot_f32(int64_t n, const void* w, const void* a) {
 float vec_dot_f16(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const uint16_t*>(w);
   const auto* y = static_cast<const uint16_t*>(a);
-  return lane_sum(n, [&](int64_t i) { return fp16_to_fp32(x[i]) * fp16_to_fp32(y[i]); });
+  return lane_sum(n, [&](int64_t i) { return f16_to_f32(x[i]) * f16_to_f32(y[i]); });
 }
 
 float vec_dot_bf16(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const uint16_t*>(w);
   const auto* y = static_cast<const uint16_t*>(a);
-  return lane_sum(n, [&](int64_t i) { return bf16_to_fp32(x[i]) * bf16_to_fp32(y[i]); });
+  return lane_sum(n, [&](int64_t i) { return bf16_to_f32(x[i]) * bf16_to_f32(y[i]); });
 }
 
 float vec_dot_q4_0_q8_0(int64_t n, const void* w, const void* a) {
@@ -67,7 +67,7 @@ float vec_dot_q4_0_q8_0(int64_t n, const void* w, const void* a) {
       lo += ((x[i].qs[j] & 0xf) - 8) * y[i].qs[j];
       hi += ((x[i].qs[j] >> 4) - 8) * y[i].qs[j + kQK / 2];
     }
-    sum += static_cast<float>(lo + hi) * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d));
+    sum += static_cast<float>(lo + hi) * (f16_to_f32(x[i].d) * f16_to_f32(y[i].d));
   }
   return sum;
 }
@@ -82,8 +82,8 @@ float vec_dot_q4_1_q8_1(int64_t n, const void* w, const void* a) {
       lo += (x[i].qs[j] & 0xf) * y[i].qs[j];
       hi += (x[i].qs[j] >> 4) * y[i].qs[j + kQK / 2];
     }
-    sum += static_cast<float>(lo + hi) * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d));
-    offsets += fp16_to_fp32(x[i].m) * fp16_to_fp32(y[i].s);
+    sum += static_cast<float>(lo + hi) * (f16_to_f32(x[i].d) * f16_to_f32(y[i].d));
+    offsets += f16_to_f32(x[i].m) * f16_to_f32(y[i].s);
   }
   return sum + offsets;
 }
@@ -95,7 +95,7 @@ float vec_dot_q5_0_q8_0(int64_t n, const void* w, const void* a) {
   for (int64_t i = 0; i < n / kQK; ++i) {
     const uint32_t qh = load_qh(x[i].qh);
     const int isum = block_dot(y[i].qs, [&](int j) { return q5_value(x[i].qs, qh, j) - 16; });
-    sum += static_cast<float>(isum) * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d));
+    sum += static_cast<float>(isum) * (f16_to_f32(x[i].d) * f16_to_f32(y[i].d));
   }
   return sum;
 }
@@ -107,8 +107,8 @@ float vec_dot_q5_1_q8_1(int64_t n, const void* w, const void* a) {
   for (int64_t i = 0; i < n / kQK; ++i) {
     const uint32_t qh = load_qh(x[i].qh);
     const int isum = block_dot(y[i].qs, [&](int j) { return q5_value(x[i].qs, qh, j); });
-    sum += static_cast<float>(isum) * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d));
-    offsets += fp16_to_fp32(x[i].m) * fp16_to_fp32(y[i].s);
+    sum += static_cast<float>(isum) * (f16_to_f32(x[i].d) * f16_to_f32(y[i].d));
+    offsets += f16_to_f32(x[i].m) * f16_to_f32(y[i].s);
   }
   return sum + offsets;
 }
@@ -120,7 +120,7 @@ float vec_dot_q8_0_q8_0(int64_t n, const void* w, const void* a) {
   for (int64_t i = 0; i < n / kQK; ++i) {
     int isum = 0;
     for (int j = 0; j < kQK; ++j) isum += x[i].qs[j] * y[i].qs[j];
-    sum += static_cast<float>(isum) * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d));
+    sum += static_cast<float>(isum) * (f16_to_f32(x[i].d) * f16_to_f32(y[i].d));
   }
   return sum;
 }
@@ -143,8 +143,8 @@ float k_block_dot(const Block& x, const BlockQ8_K& y, const uint8_t* qh) {
     isum += sc * dot;
     msum += m * (y.bsums[2 * sub] + y.bsums[2 * sub + 1]);
   }
-  const float d = y.d * fp16_to_fp32(x.d);
-  const float dmin = y.d * fp16_to_fp32(x.dmin);
+  const float d = y.d * f16_to_f32(x.d);
+  const float dmin = y.d * f16_to_f32(x.dmin);
   return d * static_cast<float>(isum) - dmin * static_cast<float>(msum);
 }
 
@@ -180,7 +180,7 @@ float vec_dot_q6_k_q8_k(int64_t n, const void* w, const void* a) {
       }
       isum += x[i].scales[sub] * dot;
     }
-    sum += (y[i].d * fp16_to_fp32(x[i].d)) * static_cast<float>(isum);
+    sum += (y[i].d * f16_to_f32(x[i].d)) * static_cast<float>(isum);
   }
   return sum;
 }

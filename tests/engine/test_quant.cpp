@@ -14,7 +14,7 @@ using namespace wafer::quant;
 
 namespace {
 
-uint16_t h(float f) { return fp32_to_fp16(f); }
+uint16_t h(float f) { return f32_to_f16(f); }
 
 std::vector<float> dequant(TensorType t, const void* src, int64_t n) {
   std::vector<float> out(static_cast<size_t>(n));
@@ -39,7 +39,7 @@ std::vector<uint8_t> random_row(TensorType t, int64_t n, std::mt19937& rng) {
         put(off, scale(rng) * 20 - 0.5f);
         break;
       case TensorType::BF16: {
-        uint16_t bits = fp32_to_bf16(scale(rng) * 20 - 0.5f);
+        uint16_t bits = f32_to_bf16(scale(rng) * 20 - 0.5f);
         std::memcpy(bytes.data() + off, &bits, 2);
         break;
       }
@@ -63,23 +63,23 @@ std::vector<uint8_t> random_row(TensorType t, int64_t n, std::mt19937& rng) {
 }  // namespace
 
 TEST_CASE("quant: half and bfloat16 conversion", "[quant]") {
-  CHECK(fp32_to_fp16(1.0f) == 0x3c00);
-  CHECK(fp32_to_fp16(-2.0f) == 0xc000);
-  CHECK(fp32_to_fp16(65504.0f) == 0x7bff);
-  CHECK(fp32_to_fp16(65520.0f) == 0x7c00);          // rounds up to infinity
-  CHECK(fp32_to_fp16(1.0f + 0x1p-11f) == 0x3c00);    // tie: to even (down)
-  CHECK(fp32_to_fp16(1.0f + 3 * 0x1p-11f) == 0x3c02);  // tie: to even (up)
-  CHECK(fp32_to_fp16(0x1p-24f) == 0x0001);           // smallest subnormal
-  CHECK(fp32_to_fp16(0x1p-25f) == 0x0000);           // tie with zero: to even
-  CHECK(fp16_to_fp32(0x0001) == 0x1p-24f);
-  CHECK(fp16_to_fp32(0x3555) == Approx(0.33325195f));
-  CHECK(std::isnan(fp16_to_fp32(fp32_to_fp16(NAN))));
+  CHECK(f32_to_f16(1.0f) == 0x3c00);
+  CHECK(f32_to_f16(-2.0f) == 0xc000);
+  CHECK(f32_to_f16(65504.0f) == 0x7bff);
+  CHECK(f32_to_f16(65520.0f) == 0x7c00);          // rounds up to infinity
+  CHECK(f32_to_f16(1.0f + 0x1p-11f) == 0x3c00);    // tie: to even (down)
+  CHECK(f32_to_f16(1.0f + 3 * 0x1p-11f) == 0x3c02);  // tie: to even (up)
+  CHECK(f32_to_f16(0x1p-24f) == 0x0001);           // smallest subnormal
+  CHECK(f32_to_f16(0x1p-25f) == 0x0000);           // tie with zero: to even
+  CHECK(f16_to_f32(0x0001) == 0x1p-24f);
+  CHECK(f16_to_f32(0x3555) == Approx(0.33325195f));
+  CHECK(std::isnan(f16_to_f32(f32_to_f16(NAN))));
   for (uint32_t bits = 0; bits < 0x7c00; ++bits)  // every finite positive half round-trips
-    REQUIRE(fp32_to_fp16(fp16_to_fp32(static_cast<uint16_t>(bits))) == bits);
-  CHECK(fp32_to_bf16(1.0f) == 0x3f80);
-  CHECK(fp32_to_bf16(1.0f + 0x1p-8f) == 0x3f80);     // tie: to even
-  CHECK(fp32_to_bf16(1.0f + 3 * 0x1p-8f) == 0x3f82);
-  CHECK(bf16_to_fp32(0xc040) == -3.0f);
+    REQUIRE(f32_to_f16(f16_to_f32(static_cast<uint16_t>(bits))) == bits);
+  CHECK(f32_to_bf16(1.0f) == 0x3f80);
+  CHECK(f32_to_bf16(1.0f + 0x1p-8f) == 0x3f80);     // tie: to even
+  CHECK(f32_to_bf16(1.0f + 3 * 0x1p-8f) == 0x3f82);
+  CHECK(bf16_to_f32(0xc040) == -3.0f);
 }
 
 TEST_CASE("quant: dequantize hand-built legacy blocks", "[quant]") {
@@ -207,7 +207,7 @@ TEST_CASE("quant: Q8_0 and Q8_1 activation quantization", "[quant]") {
   x[4] = 0.49f;
   BlockQ8_0 q{};
   quantize_row_q8_0(x, &q, 32);
-  CHECK(fp16_to_fp32(q.d) == 1.0f);
+  CHECK(f16_to_f32(q.d) == 1.0f);
   CHECK(q.qs[0] == 127);
   CHECK(q.qs[1] == 2);
   CHECK(q.qs[2] == 4);
@@ -218,14 +218,14 @@ TEST_CASE("quant: Q8_0 and Q8_1 activation quantization", "[quant]") {
   float y[32];
   for (int i = 0; i < 32; ++i) y[i] = 1.7f * static_cast<float>(i - 16) / 16.0f;
   quantize_row_q8_0(y, &q, 32);
-  CHECK(q.d == fp32_to_fp16(1.7f / 127.f));
+  CHECK(q.d == f32_to_f16(1.7f / 127.f));
   for (int i = 0; i < 32; ++i) CHECK(q.qs[i] == static_cast<int>(std::nearbyint(y[i] * (127.f / 1.7f))));
   CHECK(q.qs[0] == -127);
 
   BlockQ8_1 q1{};
   quantize_row_q8_1(x, &q1, 32);
-  CHECK(fp16_to_fp32(q1.d) == 1.0f);
-  CHECK(fp16_to_fp32(q1.s) == 127 + 2 + 4 - 2);
+  CHECK(f16_to_f32(q1.d) == 1.0f);
+  CHECK(f16_to_f32(q1.s) == 127 + 2 + 4 - 2);
 
   float zeros[32] = {};
   quantize_row_q8_0(zeros, &q, 32);
@@ -293,7 +293,7 @@ TEST_CASE("quant: dot products equal dequantize-then-dot", "[quant]") {
     std::vector<float> af(n);
     if (at == TensorType::Q8_1) {  // not a weight type: dequantize by hand
       const auto* b = reinterpret_cast<const BlockQ8_1*>(act.data());
-      for (int64_t i = 0; i < n; ++i) af[i] = fp16_to_fp32(b[i / 32].d) * b[i / 32].qs[i % 32];
+      for (int64_t i = 0; i < n; ++i) af[i] = f16_to_f32(b[i / 32].d) * b[i / 32].qs[i % 32];
     } else if (at == TensorType::Q8_K) {
       const auto* b = reinterpret_cast<const BlockQ8_K*>(act.data());
       for (int64_t i = 0; i < n; ++i) af[i] = b[i / 256].d * b[i / 256].qs[i % 256];
