@@ -3,6 +3,7 @@
 #include "engine/quant.h"
 
 #include <cstring>
+#include <vector>
 
 #include "engine/quant_impl.h"
 
@@ -42,6 +43,15 @@ bool whole_blocks(TensorType type, int64_t n) {
 }
 
 }  // namespace
+
+const float* f16_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (uint32_t h = 0; h < 65536; ++h) t[h] = f16_to_f32(static_cast<uint16_t>(h));
+    return t;
+  }();
+  return table.data();
+}
 
 void unpack_k_scale(int j, const uint8_t* q, uint8_t* scale, uint8_t* min) {
   if (j < 4) {

@@ -13,7 +13,8 @@ void dequantize_f32(const void* src, float* dst, int64_t n) {
 
 void dequantize_f16(const void* src, float* dst, int64_t n) {
   const auto* h = static_cast<const uint16_t*>(src);
-  for (int64_t i = 0; i < n; ++i) dst[i] = f16_to_f32(h[i]);
+  const float* table = f16_table();
+  for (int64_t i = 0; i < n; ++i) dst[i] = table[h[i]];
 }
 
 void dequantize_bf16(const void* src, float* dst, int64_t n) {

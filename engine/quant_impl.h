@@ -33,6 +33,18 @@ float vec_dot_q4_k_q8_k(int64_t n, const void* w, const void* a);
 float vec_dot_q5_k_q8_k(int64_t n, const void* w, const void* a);
 float vec_dot_q6_k_q8_k(int64_t n, const void* w, const void* a);
 
+// f16 -> f32 for every half value (256 KiB, built on first use): the scalar F16 paths look
+// values up instead of decoding them bit by bit.
+const float* f16_table();
+inline float f16_lookup(uint16_t h) { return f16_table()[h]; }
+// bf16 -> f32 is a shift; inline here so the dot-product loops can vectorize.
+inline float bf16_value(uint16_t h) {
+  const uint32_t u = static_cast<uint32_t>(h) << 16;
+  float f;
+  __builtin_memcpy(&f, &u, sizeof f);
+  return f;
+}
+
 // The 5-bit value of element j (0..31) of a Q5_0/Q5_1 block, before the offset.
 inline int q5_value(const uint8_t* qs, uint32_t qh, int j) {
   int low = j < 16 ? (qs[j] & 0xf) : (qs[j - 16] >> 4);

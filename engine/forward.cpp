@@ -1,0 +1,166 @@
+#include "engine/forward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "engine/forward_ops.h"
+
+namespace wafer {
+
+namespace {
+
+void grow(std::vector<float>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
+void add_bias(float* y, const std::vector<float>& bias, int n, size_t width) {
+  if (bias.empty()) return;
+  for (int t = 0; t < n; ++t)
+    for (size_t i = 0; i < width; ++i) y[t * width + i] += bias[i];
+}
+
+}  // namespace
+
+Forward::Forward(const Model& model, ThreadPool& pool, int max_batch)
+    : model_(model), pool_(pool), max_batch_(std::max(1, max_batch)) {}
+
+void Forward::matmul(const kernels::PackedMatrix& w, kernels::ActivationSet& x, float* out, int64_t stride) {
+  model_.backend().matmul(w, x, out, stride, pool_);
+}
+
+Status Forward::run(std::span<const int32_t> tokens, KvCache& kv, LogitsFor which, std::vector<float>& logits) {
+  const ModelConfig& c = model_.config();
+  if (tokens.empty()) return make_error("forward: empty batch");
+  for (int32_t t : tokens)
+    if (t < 0 || static_cast<uint32_t>(t) >= c.n_vocab)
+      return make_error("forward: token id " + std::to_string(t) + " is outside the vocabulary of " +
+                        std::to_string(c.n_vocab));
+  if (Status s = kv.check_room(static_cast<int64_t>(tokens.size())); !s) return s;
+
+  const size_t rows = which == LogitsFor::kAll ? tokens.size() : (which == LogitsFor::kLast ? 1 : 0);
+  logits.resize(rows * c.n_vocab);
+  for (size_t start = 0; start < tokens.size(); start += static_cast<size_t>(max_batch_)) {
+    const size_t n = std::min(tokens.size() - start, static_cast<size_t>(max_batch_));
+    const bool last = start + n == tokens.size();
+    run_chunk(tokens.subspan(start, n), kv, which == LogitsFor::kAll, last && which == LogitsFor::kLast, logits,
+              which == LogitsFor::kAll ? start * c.n_vocab : 0);
+  }
+  return {};
+}
+
+void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logits_all, bool logits_last,
+                        std::vector<float>& logits, size_t logits_offset) {
+  const ModelConfig& c = model_.config();
+  const int n = static_cast<int>(tokens.size());
+  const int pos0 = kv.size();
+  const size_t embd = c.n_embd, q_dim = size_t{c.n_head} * c.head_dim_k;
+  const size_t k_dim = size_t{c.n_head_kv} * c.head_dim_k, v_dim = size_t{c.n_head_kv} * c.head_dim_v;
+  const size_t att_dim = size_t{c.n_head} * c.head_dim_v, ff = c.n_ff;
+  grow(x_, n * embd);
+  grow(xn_, n * embd);
+  grow(q_, n * q_dim);
+  grow(k_, n * k_dim);
+  grow(v_, n * v_dim);
+  grow(att_, n * att_dim);
+  grow(gate_, n * ff);
+  grow(up_, n * ff);
+  grow(proj_, n * embd);
+  grow(rope_, static_cast<size_t>(n) * c.n_rot);
+
+  for (int t = 0; t < n; ++t) model_.embed(tokens[t], x_.data() + t * embd);
+  const float freq_scale = c.rope_scaling.type == "linear" ? 1.0f / c.rope_scaling.factor : 1.0f;
+  const int half_rot = static_cast<int>(c.n_rot / 2);
+  for (int t = 0; t < n; ++t)
+    ops::rope_angles(pos0 + t, static_cast<int>(c.n_rot), c.rope_freq_base, freq_scale,
+                     rope_.data() + t * c.n_rot, rope_.data() + t * c.n_rot + half_rot);
+  const bool neox = c.arch->rope == RopeLayout::NeoX;
+
+  for (size_t l = 0; l < model_.layers().size(); ++l) {
+    const LayerWeights& L = model_.layers()[l];
+    // Attention block.
+    for (int t = 0; t < n; ++t)
+      ops::rms_norm(x_.data() + t * embd, L.attn_norm.data(), xn_.data() + t * embd, embd, c.norm_eps);
+    in_xn_.reset(xn_.data(), n, embd);
+    matmul(L.wq, in_xn_, q_.data(), q_dim);
+    matmul(L.wk, in_xn_, k_.data(), k_dim);
+    matmul(L.wv, in_xn_, v_.data(), v_dim);
+    add_bias(q_.data(), L.bq, n, q_dim);
+    add_bias(k_.data(), L.bk, n, k_dim);
+    add_bias(v_.data(), L.bv, n, v_dim);
+    for (int t = 0; t < n; ++t) {
+      const float* cs = rope_.data() + t * c.n_rot;
+      for (uint32_t h = 0; h < c.n_head; ++h)
+        ops::rope_rotate(q_.data() + t * q_dim + h * c.head_dim_k, static_cast<int>(c.n_rot), neox, cs, cs + half_rot);
+      for (uint32_t h = 0; h < c.n_head_kv; ++h) {
+        float* kh = k_.data() + t * k_dim + h * c.head_dim_k;
+        ops::rope_rotate(kh, static_cast<int>(c.n_rot), neox, cs, cs + half_rot);
+        std::copy(kh, kh + c.head_dim_k, kv.k(static_cast<int>(l), static_cast<int>(h), pos0 + t));
+        const float* vh = v_.data() + t * v_dim + h * c.head_dim_v;
+        std::copy(vh, vh + c.head_dim_v, kv.v(static_cast<int>(l), static_cast<int>(h), pos0 + t));
+      }
+    }
+    attention(static_cast<int>(l), n, pos0, kv);
+    in_att_.reset(att_.data(), n, att_dim);
+    matmul(L.wo, in_att_, proj_.data(), embd);
+    for (size_t i = 0; i < n * embd; ++i) x_[i] += proj_[i];
+
+    // Feed-forward block.
+    for (int t = 0; t < n; ++t)
+      ops::rms_norm(x_.data() + t * embd, L.ffn_norm.data(), xn_.data() + t * embd, embd, c.norm_eps);
+    in_xn_.reset(xn_.data(), n, embd);
+    matmul(L.w_gate, in_xn_, gate_.data(), ff);
+    matmul(L.w_up, in_xn_, up_.data(), ff);
+    ops::swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n * ff));
+    in_ff_.reset(gate_.data(), n, ff);
+    matmul(L.w_down, in_ff_, proj_.data(), embd);
+    for (size_t i = 0; i < n * embd; ++i) x_[i] += proj_[i];
+  }
+  kv.append(n);
+
+  if (!logits_all && !logits_last) return;
+  const int first = logits_all ? 0 : n - 1;
+  const int rows = n - first;
+  for (int t = first; t < n; ++t)
+    ops::rms_norm(x_.data() + t * embd, model_.output_norm().data(), xn_.data() + (t - first) * embd, embd,
+                  c.norm_eps);
+  in_out_.reset(xn_.data(), rows, embd);
+  matmul(model_.output(), in_out_, logits.data() + logits_offset, c.n_vocab);
+}
+
+void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
+  const ModelConfig& c = model_.config();
+  const int n_head = static_cast<int>(c.n_head), group = static_cast<int>(c.n_head / c.n_head_kv);
+  const int dk = static_cast<int>(c.head_dim_k), dv = static_cast<int>(c.head_dim_v);
+  const size_t q_dim = size_t{c.n_head} * c.head_dim_k, att_dim = size_t{c.n_head} * c.head_dim_v;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+  const int threads = pool_.size();
+  grow(scores_, static_cast<size_t>(threads) * kv.capacity());
+  const KvCache& cache = kv;
+  pool_.run([&](int thread) {
+    float* scores = scores_.data() + static_cast<size_t>(thread) * kv.capacity();
+    const Slice work = thread_slice(int64_t{n} * n_head, thread, threads);
+    for (int64_t item = work.begin; item < work.end; ++item) {
+      const int t = static_cast<int>(item / n_head), h = static_cast<int>(item % n_head);
+      const int kvh = h / group, n_pos = pos0 + t + 1;  // causal: positions 0..pos0+t
+      const float* q = q_.data() + t * q_dim + h * dk;
+      const float* keys = cache.k(layer, kvh, 0);
+      for (int p = 0; p < n_pos; ++p) {
+        const float* k = keys + static_cast<size_t>(p) * dk;
+        float dot = 0;
+        for (int i = 0; i < dk; ++i) dot += k[i] * q[i];
+        scores[p] = dot;
+      }
+      ops::softmax_scaled(scores, n_pos, scale);
+      float* out = att_.data() + t * att_dim + h * dv;
+      std::fill(out, out + dv, 0.0f);
+      const float* values = cache.v(layer, kvh, 0);
+      for (int p = 0; p < n_pos; ++p) {
+        const float* v = values + static_cast<size_t>(p) * dv;
+        for (int i = 0; i < dv; ++i) out[i] += scores[p] * v[i];
+      }
+    }
+  });
+}
+
+}  // namespace wafer

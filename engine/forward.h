@@ -1,0 +1,68 @@
+// The transformer forward pass of a llama/qwen2-family model over a batch of tokens.
+// Prefill (many tokens) and decode (one token) are the same call: the tokens take the
+// positions after those already in the KV cache, their keys/values are appended to it, and
+// logits come back for the last position or for every position.
+//
+// Per layer, reading top to bottom like the paper:
+//   xn = rms_norm(x) * attn_norm
+//   q, k, v = xn Wq^T (+bq), xn Wk^T (+bk), xn Wv^T (+bv); RoPE on q and k; k, v -> cache
+//   a = softmax(q k^T / sqrt(head_dim) over positions <= own) v     (per head; GQA shares kv)
+//   x += a Wo^T
+//   xn = rms_norm(x) * ffn_norm
+//   x += (silu(xn Wg^T) * (xn Wu^T)) Wd^T
+// then logits = (rms_norm(x) * output_norm) Wout^T.
+//
+// A Forward holds the scratch buffers for one model (grown to the largest batch seen, then
+// reused); it is not thread-safe, use one per engine thread.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/kernels/kernels.h"
+#include "engine/kv_cache.h"
+#include "engine/model.h"
+#include "engine/result.h"
+#include "engine/threadpool.h"
+
+namespace wafer {
+
+enum class LogitsFor { kLast, kAll, kNone };
+
+class Forward {
+ public:
+  // Prompts longer than max_batch are processed in chunks of max_batch tokens.
+  Forward(const Model& model, ThreadPool& pool, int max_batch = 256);
+
+  // Runs `tokens`, appending them to `kv`. On success `logits` holds n_vocab floats per
+  // requested position (kLast: 1, kAll: tokens.size()), row-major. Fails without touching
+  // the cache for an empty batch, a token id outside the vocabulary, or a batch that does
+  // not fit in the cache.
+  Status run(std::span<const int32_t> tokens, KvCache& kv, LogitsFor which, std::vector<float>& logits);
+
+ private:
+  void run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool want_logits_all, bool last_chunk,
+                 std::vector<float>& logits, size_t logits_offset);
+  void attention(int layer, int n, int pos0, KvCache& kv);
+  void matmul(const kernels::PackedMatrix& w, kernels::ActivationSet& x, float* out, int64_t stride);
+
+  const Model& model_;
+  ThreadPool& pool_;
+  int max_batch_;
+  // Scratch, row-major per token (sizes for the current batch n):
+  std::vector<float> x_;       // (n, n_embd) residual stream
+  std::vector<float> xn_;      // (n, n_embd) normed input of a block
+  std::vector<float> q_;       // (n, n_head * head_dim_k)
+  std::vector<float> k_;       // (n, n_head_kv * head_dim_k)
+  std::vector<float> v_;       // (n, n_head_kv * head_dim_v)
+  std::vector<float> att_;     // (n, n_head * head_dim_v) attention output before Wo
+  std::vector<float> gate_;    // (n, n_ff)
+  std::vector<float> up_;      // (n, n_ff)
+  std::vector<float> proj_;    // (n, n_embd) output of Wo / Wd before the residual add
+  std::vector<float> scores_;  // (threads, capacity) attention weights per worker
+  std::vector<float> rope_;    // (n, n_rot) cos then sin per position
+  kernels::ActivationSet in_xn_, in_att_, in_ff_, in_out_;
+};
+
+}  // namespace wafer

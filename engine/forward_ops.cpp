@@ -1,0 +1,62 @@
+#include "engine/forward_ops.h"
+
+#include <cmath>
+
+namespace wafer::ops {
+
+void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i] * x[i]);
+  const float mean = static_cast<float>(sum / static_cast<double>(n));
+  const float scale = 1.0f / std::sqrt(mean + eps);
+  for (int64_t i = 0; i < n; ++i) {
+    const float scaled = x[i] * scale;
+    y[i] = scaled * w[i];
+  }
+}
+
+void rope_angles(int64_t pos, int n_rot, float freq_base, float freq_scale, float* cos_out, float* sin_out) {
+  const float theta_scale = std::pow(freq_base, -2.0f / static_cast<float>(n_rot));
+  float theta = static_cast<float>(pos);
+  for (int i = 0; i < n_rot / 2; ++i) {
+    const float angle = freq_scale * theta;
+    cos_out[i] = std::cos(angle);
+    sin_out[i] = std::sin(angle);
+    theta *= theta_scale;
+  }
+}
+
+void rope_rotate(float* x, int n_rot, bool neox, const float* cos_t, const float* sin_t) {
+  const int half = n_rot / 2;
+  for (int i = 0; i < half; ++i) {
+    float* a = neox ? x + i : x + 2 * i;
+    float* b = neox ? x + i + half : x + 2 * i + 1;
+    const float x0 = *a, x1 = *b;
+    *a = x0 * cos_t[i] - x1 * sin_t[i];
+    *b = x0 * sin_t[i] + x1 * cos_t[i];
+  }
+}
+
+void softmax_scaled(float* x, int64_t n, float scale) {
+  float max = -INFINITY;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] *= scale;
+    max = std::fmax(max, x[i]);
+  }
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - max);
+    sum += static_cast<double>(x[i]);
+  }
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
+}
+
+void swiglu(float* g, const float* u, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float silu = g[i] / (1.0f + std::exp(-g[i]));
+    g[i] = silu * u[i];
+  }
+}
+
+}  // namespace wafer::ops
