@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/quant.h"
+#include "tests/engine/model_files.h"
 
 using namespace wafer;
 using namespace wafer::quant;
@@ -20,44 +21,6 @@ std::vector<float> dequant(TensorType t, const void* src, int64_t n) {
   std::vector<float> out(static_cast<size_t>(n));
   REQUIRE(dequantize_row(t, src, out.data(), n));
   return out;
-}
-
-// Random bytes for n elements of type t, with every scale field set to a sane half value
-// (random bits there would give NaNs and infinities).
-std::vector<uint8_t> random_row(TensorType t, int64_t n, std::mt19937& rng) {
-  std::vector<uint8_t> bytes(*row_bytes(t, static_cast<uint64_t>(n)));
-  for (auto& b : bytes) b = static_cast<uint8_t>(rng());
-  std::uniform_real_distribution<float> scale(0.001f, 0.05f);
-  auto put = [&](size_t offset, float v) {
-    uint16_t bits = h(v);
-    std::memcpy(bytes.data() + offset, &bits, 2);
-  };
-  const auto info = *tensor_type_info(static_cast<uint32_t>(t));
-  for (size_t off = 0; off < bytes.size(); off += info.block_bytes) {
-    switch (t) {
-      case TensorType::F16:
-        put(off, scale(rng) * 20 - 0.5f);
-        break;
-      case TensorType::BF16: {
-        uint16_t bits = f32_to_bf16(scale(rng) * 20 - 0.5f);
-        std::memcpy(bytes.data() + off, &bits, 2);
-        break;
-      }
-      case TensorType::Q4_1:
-      case TensorType::Q5_1:
-      case TensorType::Q4_K:
-      case TensorType::Q5_K:
-        put(off, scale(rng));
-        put(off + 2, scale(rng));
-        break;
-      case TensorType::Q6_K:
-        put(off + 208, scale(rng));
-        break;
-      default:
-        put(off, scale(rng));  // Q4_0, Q5_0, Q8_0: d first
-    }
-  }
-  return bytes;
 }
 
 }  // namespace
@@ -281,7 +244,7 @@ TEST_CASE("quant: dot products equal dequantize-then-dot", "[quant]") {
       w.resize(n * 4);
       std::memcpy(w.data(), f.data(), w.size());
     } else {
-      w = random_row(t, n, rng);
+      w = test::random_row(t, n, rng);
     }
     std::vector<float> x(n);
     for (auto& e : x) e = normal(rng);

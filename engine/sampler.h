@@ -1,0 +1,51 @@
+// Picks the next token from a row of logits. Greedy (argmax) by default, which is what code
+// completion wants; with a temperature > 0 a chain of filters runs in llama.cpp's default
+// order: repetition penalty -> top-k -> top-p -> min-p -> temperature -> random draw.
+// The generator is seeded, so a (seed, logits, history) triple always gives the same token.
+// accept(token) records what was actually emitted (for the repetition penalty), whether it
+// came from sample() or from elsewhere (e.g. a prompt token or a verified draft).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <span>
+#include <vector>
+
+namespace wafer {
+
+struct SamplerParams {
+  float temperature = 0;       // <= 0: greedy
+  int top_k = 40;              // <= 0: off
+  float top_p = 0.95f;         // >= 1: off
+  float min_p = 0.05f;         // <= 0: off (drops tokens below min_p * p(best))
+  float repeat_penalty = 1.0f; // 1: off; > 1 penalizes tokens in the last repeat_last_n
+  int repeat_last_n = 64;
+  uint64_t seed = 0;
+};
+
+class Sampler {
+ public:
+  explicit Sampler(const SamplerParams& params = {});
+
+  // The chosen token id. `logits` is not modified.
+  int32_t sample(std::span<const float> logits);
+  void accept(int32_t token);
+  void reset();  // forgets the history and reseeds
+
+  const SamplerParams& params() const { return params_; }
+
+ private:
+  struct Candidate {
+    int32_t id;
+    float logit;
+  };
+  void apply_penalty(std::vector<Candidate>& c) const;
+
+  SamplerParams params_;
+  std::mt19937_64 rng_;
+  std::deque<int32_t> history_;
+  std::vector<Candidate> candidates_;  // reused between calls
+};
+
+}  // namespace wafer

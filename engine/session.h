@@ -1,0 +1,76 @@
+// A Session is one sequence being generated: a KV cache and the tokens it holds, plus the
+// forward pass that fills it. generate() reuses the longest common prefix of the tokens
+// already in the cache and the new prompt (only the rest is prefilled), then samples
+// tokens one at a time, streaming each to a callback that can stop generation.
+// Generation ends on an end-of-generation token (EOS/EOT/FIM end: the caller passes the
+// model's list), at max_tokens, at a stop string, when the callback says so, or when the
+// context is full.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/forward.h"
+#include "engine/kv_cache.h"
+#include "engine/model.h"
+#include "engine/result.h"
+#include "engine/sampler.h"
+#include "engine/threadpool.h"
+
+namespace wafer {
+
+struct GenerateParams {
+  int max_tokens = 64;
+  SamplerParams sampling;                 // greedy by default
+  std::vector<int32_t> stop_tokens;       // end-of-generation ids; not part of the output
+  std::vector<std::string> stop_strings;  // output ends before the first occurrence
+  // The bytes of a token, for stop strings and GenerateResult::text (optional without them).
+  std::function<std::string_view(int32_t)> token_text;
+};
+
+struct GenerateResult {
+  std::vector<int32_t> tokens;  // generated (an end-of-generation token is not included)
+  std::string text;             // their bytes (needs token_text), cut before a stop string
+  StopReason stop = StopReason::kMaxTokens;
+  int prompt_tokens = 0;        // length of the prompt
+  int reused_tokens = 0;        // of which already in the cache
+  double prompt_ms = 0;         // prefill of the rest
+  double decode_ms = 0;         // everything after the prefill
+};
+
+// Called with each generated token as soon as it is sampled; return false to stop.
+using TokenCallback = std::function<bool(int32_t token)>;
+
+class Session {
+ public:
+  // A session whose cache holds n_ctx tokens (errors when that cannot be allocated).
+  static Result<Session> create(const Model& model, ThreadPool& pool, int n_ctx);
+
+  Result<GenerateResult> generate(std::span<const int32_t> prompt, const GenerateParams& params,
+                                  const TokenCallback& on_token = {});
+
+  // Lower level, for tests and tools: appends tokens to the cache and computes logits
+  // (logits() afterwards: one row for kLast, one per token for kAll).
+  Status eval(std::span<const int32_t> tokens, LogitsFor which = LogitsFor::kLast);
+  const std::vector<float>& logits() const { return logits_; }
+
+  const std::vector<int32_t>& tokens() const { return tokens_; }
+  int context_size() const { return kv_.capacity(); }
+  void truncate(int n);  // keeps the first n tokens
+
+ private:
+  Session(const Model& model, ThreadPool& pool, KvCache kv);
+
+  const Model* model_;
+  KvCache kv_;
+  std::vector<int32_t> tokens_;  // exactly the tokens whose K/V are in kv_
+  Forward forward_;
+  std::vector<float> logits_;
+};
+
+}  // namespace wafer
