@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,9 @@ namespace wafer::test {
 // Random bytes for n elements of type t, with every scale field a small positive half (random
 // bits there would be NaNs and infinities), offsets (Q4_1/Q5_1 m) that center the values on
 // zero, and F16/BF16 values of moderate size. Fast enough for a 0.5B-parameter file.
-inline std::vector<uint8_t> random_row(TensorType t, uint64_t n, std::mt19937& rng) {
-  std::vector<uint8_t> bytes(*row_bytes(t, n));
+// Fills row_bytes(t, n) bytes at `out`.
+inline void random_row(TensorType t, uint64_t n, std::mt19937& rng, uint8_t* out) {
+  const std::span<uint8_t> bytes(out, *row_bytes(t, n));
   uint64_t state = (static_cast<uint64_t>(rng()) << 32) | rng();
   for (size_t i = 0; i < bytes.size(); i += 8) {  // splitmix64, 8 bytes per step
     uint64_t z = (state += 0x9e3779b97f4a7c15ull);
@@ -58,6 +60,11 @@ inline std::vector<uint8_t> random_row(TensorType t, uint64_t n, std::mt19937& r
       default: put(off, f32_to_f16(d));  // Q4_0, Q5_0, Q8_0: d comes first
     }
   }
+}
+
+inline std::vector<uint8_t> random_row(TensorType t, uint64_t n, std::mt19937& rng) {
+  std::vector<uint8_t> bytes(*row_bytes(t, n));
+  random_row(t, n, rng, bytes.data());
   return bytes;
 }
 
@@ -136,11 +143,9 @@ inline GgufWriter test_model_writer(const TestModelSpec& s) {
         for (auto& x : data) x = (is_norm ? 1.0f : 0.0f) + normal(rng);
         w.add_tensor(name, type, ne, data);
       } else {
-        std::vector<uint8_t> bytes;
-        for (uint64_t r = 0; r < rows; ++r) {
-          auto row = random_row(type, ne0, rng);
-          bytes.insert(bytes.end(), row.begin(), row.end());
-        }
+        const size_t rb = *row_bytes(type, ne0);
+        std::vector<uint8_t> bytes(rb * rows);
+        for (uint64_t r = 0; r < rows; ++r) random_row(type, ne0, rng, bytes.data() + r * rb);
         w.add_tensor_raw(name, type, ne, std::move(bytes));
       }
     }
