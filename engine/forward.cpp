@@ -147,18 +147,12 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
       const float* keys = cache.k(layer, kvh, 0);
       for (int p = 0; p < n_pos; ++p) {
         const float* k = keys + static_cast<size_t>(p) * dk;
-        float dot = 0;
-        for (int i = 0; i < dk; ++i) dot += k[i] * q[i];
-        scores[p] = dot;
+        scores[p] = ops::lane_dot(k, q, dk, 1);
       }
       ops::softmax_scaled(scores, n_pos, scale);
       float* out = att_.data() + t * att_dim + h * dv;
-      std::fill(out, out + dv, 0.0f);
       const float* values = cache.v(layer, kvh, 0);
-      for (int p = 0; p < n_pos; ++p) {
-        const float* v = values + static_cast<size_t>(p) * dv;
-        for (int i = 0; i < dv; ++i) out[i] += scores[p] * v[i];
-      }
+      for (int i = 0; i < dv; ++i) out[i] = ops::lane_dot(scores, values + i, n_pos, dv);
     }
   });
 }

@@ -52,6 +52,14 @@ void softmax_scaled(float* x, int64_t n, float scale) {
   for (int64_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
+float lane_dot(const float* a, const float* b, int64_t n, int64_t b_stride) {
+  float lanes[16] = {};
+  for (int64_t i = 0; i < n; ++i) lanes[i % 16] = std::fma(a[i], b[i * b_stride], lanes[i % 16]);
+  for (int width = 8; width >= 1; width /= 2)
+    for (int j = 0; j < width; ++j) lanes[j] += lanes[j + width];
+  return lanes[0];
+}
+
 void swiglu(float* g, const float* u, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float silu = g[i] / (1.0f + std::exp(-g[i]));

@@ -24,6 +24,13 @@ void rope_rotate(float* x, int n_rot, bool neox, const float* cos_t, const float
 // double and applied as one float multiplication by its inverse (ggml's order).
 void softmax_scaled(float* x, int64_t n, float scale);
 
+// sum_i a[i] * b[i * b_stride] in 16 float lanes (lane i % 16) with fused multiply-adds,
+// then the lanes added pairwise: the shape of ggml's AVX-512 F32 dot products, used for
+// the attention scores and the weighted sum of values. A plain sequential float sum is
+// less accurate and, through the Q8_K/Q8_0 rounding of the attention output that follows,
+// flips a quant now and then where llama.cpp does not.
+float lane_dot(const float* a, const float* b, int64_t n, int64_t b_stride);
+
 // g[i] = silu(g[i]) * u[i], silu(x) = x / (1 + exp(-x)).
 void swiglu(float* g, const float* u, int64_t n);
 
