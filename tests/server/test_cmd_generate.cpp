@@ -2,9 +2,6 @@
 // stderr, the --logits-json file, and clean failures.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -15,18 +12,9 @@ using namespace wafer;
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out, err;
-};
+using Run = test::WaferRun;
 
-Run run(const std::string& args) {
-  test::TempDir dir;
-  std::string cmd = "'" + test::wafer_binary().string() + "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
-                    (dir / "err").string() + "' </dev/null";
-  int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, test::read_file(dir / "out"), test::read_file(dir / "err")};
-}
+Run run(const std::string& args) { return test::run_wafer(args); }
 
 std::vector<int> ids_of(const std::string& line) {
   std::istringstream in(line);

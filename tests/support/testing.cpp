@@ -1,5 +1,6 @@
 #include "tests/support/testing.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -51,6 +52,14 @@ fs::path require_testdata(const std::string& relative) {
 }
 
 fs::path wafer_binary() { return fs::path(WAFER_BINARY); }
+
+WaferRun run_wafer(const std::string& args) {
+  TempDir dir;
+  const std::string cmd = "'" + wafer_binary().string() + "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
+                          (dir / "err").string() + "' </dev/null";
+  const int raw = std::system(cmd.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(dir / "out"), read_file(dir / "err")};
+}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

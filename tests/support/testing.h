@@ -35,6 +35,14 @@ std::filesystem::path require_testdata(const std::string& relative);
 // Path of the built `wafer` executable (for integration tests).
 std::filesystem::path wafer_binary();
 
+// Runs `wafer ARGS` (ARGS as a shell fragment, quoted by the caller) with stdin from
+// /dev/null; returns its exit status (-1 if it did not exit normally) and captured output.
+struct WaferRun {
+  int status;
+  std::string out, err;
+};
+WaferRun run_wafer(const std::string& args);
+
 // Reads a whole file; throws std::runtime_error when it cannot.
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& contents);
