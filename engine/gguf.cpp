@@ -62,6 +62,30 @@ size_t gguf_scalar_size(GgufType type) {
   }
 }
 
+GgufValue gguf_read_scalar(GgufType type, const uint8_t* q) {
+  GgufValue v;
+  v.type = type;
+  auto get = [&](auto x) {
+    std::memcpy(&x, q, sizeof x);
+    return x;
+  };
+  switch (type) {
+    case GgufType::UINT8: v.u = get(uint8_t{}); break;
+    case GgufType::UINT16: v.u = get(uint16_t{}); break;
+    case GgufType::UINT32: v.u = get(uint32_t{}); break;
+    case GgufType::UINT64: v.u = get(uint64_t{}); break;
+    case GgufType::INT8: v.i = get(int8_t{}); break;
+    case GgufType::INT16: v.i = get(int16_t{}); break;
+    case GgufType::INT32: v.i = get(int32_t{}); break;
+    case GgufType::INT64: v.i = get(int64_t{}); break;
+    case GgufType::BOOL: v.i = get(uint8_t{}) != 0; break;
+    case GgufType::FLOAT32: v.f = get(float{}); break;
+    case GgufType::FLOAT64: v.f = get(double{}); break;
+    default: break;
+  }
+  return v;
+}
+
 Result<GgufFile> GgufFile::open(const std::filesystem::path& path) {
   auto fail = [&](const std::string& msg) { return make_error(path.string() + ": " + msg); };
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -139,6 +163,11 @@ Result<T> integer(const GgufValue* v, std::string_view key, const char* type_nam
   return make_error("gguf: key '" + std::string(key) + "' value " + shown + " does not fit " + type_name);
 }
 
+Error elem_mismatch(std::string_view key, GgufType got, const char* expected) {
+  return make_error("gguf: key '" + std::string(key) + "' is an array of " + gguf_type_name(got) + ", expected " +
+                    expected);
+}
+
 Result<const GgufArray*> array_of(const GgufValue* v, std::string_view key) {
   if (!v) return missing(key);
   if (v->type != GgufType::ARRAY) return mismatch(key, v->type, "an array");
@@ -183,8 +212,7 @@ Result<std::span<const std::string_view>> GgufFile::get_string_array(std::string
   auto a = array_of(find(key), key);
   if (!a) return a.error();
   if ((*a)->elem_type != GgufType::STRING)
-    return make_error("gguf: key '" + std::string(key) + "' is an array of " +
-                      gguf_type_name((*a)->elem_type) + ", expected strings");
+    return elem_mismatch(key, (*a)->elem_type, "strings");
   return std::span<const std::string_view>((*a)->strings);
 }
 
@@ -204,22 +232,10 @@ Result<std::vector<int32_t>> GgufFile::get_i32_array(std::string_view key) const
     return out;
   }
   if (!is_signed(a.elem_type) && !is_unsigned(a.elem_type))
-    return make_error("gguf: key '" + std::string(key) + "' is an array of " + gguf_type_name(a.elem_type) +
-                      ", expected integers");
+    return elem_mismatch(key, a.elem_type, "integers");
   size_t n = gguf_scalar_size(a.elem_type);
   for (uint64_t i = 0; i < a.count; ++i) {
-    GgufValue v;
-    v.type = a.elem_type;
-    uint64_t raw = 0;
-    std::memcpy(&raw, a.data + i * n, n);
-    // Sign-extend the signed widths.
-    if (is_signed(a.elem_type)) {
-      unsigned bits = static_cast<unsigned>(n * 8);
-      v.i = bits == 64 ? static_cast<int64_t>(raw)
-                       : static_cast<int64_t>(raw << (64 - bits)) >> (64 - bits);
-    } else {
-      v.u = raw;
-    }
+    GgufValue v = gguf_read_scalar(a.elem_type, a.data + i * n);
     auto x = integer<int32_t>(&v, key, "int32");
     if (!x) return make_error(x.error().message + " (element " + std::to_string(i) + ")");
     out[i] = *x;
@@ -241,8 +257,7 @@ Result<std::vector<float>> GgufFile::get_f32_array(std::string_view key) const {
       out[i] = static_cast<float>(d);
     }
   } else {
-    return make_error("gguf: key '" + std::string(key) + "' is an array of " + gguf_type_name(a.elem_type) +
-                      ", expected floats");
+    return elem_mismatch(key, a.elem_type, "floats");
   }
   return out;
 }

@@ -51,7 +51,7 @@ std::string gguf_type_name(GgufType type);
 size_t gguf_scalar_size(GgufType type);
 
 // An array value. Numeric elements are left in the file (little-endian, possibly
-// unaligned): read them with the typed getters of GgufFile, or element(i) below. String
+// unaligned): read them with the typed getters of GgufFile, or gguf_read_scalar. String
 // elements are views into the file, indexed once at open.
 struct GgufArray {
   GgufType elem_type = GgufType::UINT8;
@@ -70,6 +70,10 @@ struct GgufValue {
   std::string_view str;  // STRING
   GgufArray array;       // ARRAY
 };
+
+// Decodes one scalar of a fixed-size type from `bytes` (gguf_scalar_size(type) bytes, any
+// alignment), e.g. element i of a numeric array at array.data + i * gguf_scalar_size(type).
+GgufValue gguf_read_scalar(GgufType type, const uint8_t* bytes);
 
 struct GgufKeyValue {
   std::string_view key;

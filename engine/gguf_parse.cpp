@@ -142,34 +142,12 @@ class GgufParser {
     return {};
   }
 
-  // A scalar of a fixed-size type into the widened fields of `v`.
-  void decode_scalar(GgufType type, const uint8_t* q, GgufValue& v) {
-    auto get = [&](auto x) {
-      std::memcpy(&x, q, sizeof x);
-      return x;
-    };
-    switch (type) {
-      case GgufType::UINT8: v.u = get(uint8_t{}); break;
-      case GgufType::UINT16: v.u = get(uint16_t{}); break;
-      case GgufType::UINT32: v.u = get(uint32_t{}); break;
-      case GgufType::UINT64: v.u = get(uint64_t{}); break;
-      case GgufType::INT8: v.i = get(int8_t{}); break;
-      case GgufType::INT16: v.i = get(int16_t{}); break;
-      case GgufType::INT32: v.i = get(int32_t{}); break;
-      case GgufType::INT64: v.i = get(int64_t{}); break;
-      case GgufType::BOOL: v.i = get(uint8_t{}) != 0; break;
-      case GgufType::FLOAT32: v.f = get(float{}); break;
-      case GgufType::FLOAT64: v.f = get(double{}); break;
-      default: break;
-    }
-  }
-
   Status value(GgufValue& v, const std::string& what) {
     if (v.type == GgufType::STRING) return read_string(v.str, what);
     if (v.type == GgufType::ARRAY) return array(v.array, what);
     size_t n = gguf_scalar_size(v.type);
     if (n > left()) return truncated(pos_, what + " value", n);
-    decode_scalar(v.type, p_ + pos_, v);
+    v = gguf_read_scalar(v.type, p_ + pos_);
     pos_ += n;
     return {};
   }

@@ -90,6 +90,10 @@ TEST_CASE("gguf: getters report missing keys, type mismatches and range", "[gguf
   w.add_i32("neg", -1);
   w.add_u64("big", 1ull << 40);
   w.add_f32_array("fa", std::vector<float>{1.0f});
+  std::vector<uint8_t> i8s{0xff, 0x80, 0x7f};
+  w.add_array("i8s", GgufType::INT8, 3, i8s);
+  std::vector<uint8_t> u32s{0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+  w.add_array("u32s", GgufType::UINT32, 2, u32s);
   GgufFile f = parse_ok(bytes_of(w));
 
   auto m = f.get_u32("nope");
@@ -106,7 +110,10 @@ TEST_CASE("gguf: getters report missing keys, type mismatches and range", "[gguf
   CHECK(*f.get_u64("big") == (1ull << 40));
   CHECK_FALSE(f.get_f32("s").ok());
   CHECK_FALSE(f.get_bool("neg").ok());
-  CHECK_FALSE(f.get_string_array("fa").ok());
+  CHECK(f.get_string_array("fa").error().message == "gguf: key 'fa' is an array of float32, expected strings");
+  CHECK(f.get_i32_array("i8s").value() == std::vector<int32_t>{-1, -128, 127});
+  CHECK(f.get_i32_array("u32s").error().message == "gguf: key 'u32s' value 4294967295 does not fit int32 (element 1)");
+  CHECK(gguf_read_scalar(GgufType::INT16, reinterpret_cast<const uint8_t*>("\xfe\xff")).i == -2);
   CHECK_FALSE(f.get_i32_array("fa").ok());
   CHECK_FALSE(f.get_f32_array("s").ok());
   CHECK(f.get_f32_array("fa")->at(0) == 1.0f);
