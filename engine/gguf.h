@@ -11,6 +11,13 @@
 //
 // Views returned (names, strings, string arrays, tensor data) point into the mapping and
 // live as long as the GgufFile (moving a GgufFile keeps them valid).
+//
+//   auto file = GgufFile::open(path);                                  // Result<GgufFile>
+//   if (!file) return file.error();                                    // "PATH: gguf: ..."
+//   auto n_layer = file->get_u32("llama.block_count");                 // Result<uint32_t>
+//   auto tokens = file->get_string_array("tokenizer.ggml.tokens");     // span<string_view>
+//   const GgufTensor* q = file->tensor("blk.0.attn_q.weight");         // nullptr if absent
+//   // q->type, q->ne[0] (row length), q->rows(), q->n_bytes, q->data
 #pragma once
 
 #include <array>

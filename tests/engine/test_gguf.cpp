@@ -94,7 +94,8 @@ TEST_CASE("gguf: getters report missing keys, type mismatches and range", "[gguf
   w.add_array("i8s", GgufType::INT8, 3, i8s);
   std::vector<uint8_t> u32s{0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
   w.add_array("u32s", GgufType::UINT32, 2, u32s);
-  GgufFile f = parse_ok(bytes_of(w));
+  auto bytes = bytes_of(w);  // parse() does not copy: the bytes must outlive f
+  GgufFile f = parse_ok(bytes);
 
   auto m = f.get_u32("nope");
   REQUIRE_FALSE(m.ok());
