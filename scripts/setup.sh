@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything wafer needs to build and test on Debian 12 (as root, or with sudo):
-# compiler, CMake, libuv, nlohmann/json, Catch2, Node.js/npm, and the pinned tree-sitter
-# grammars (npm ci), and python3-numpy for the tools/train tests (torch is never installed
-# here: training is run by hand). Idempotent: does nothing that is already done.
+# compiler, CMake, libuv, nlohmann/json, Catch2, Neovim (editor tests), Node.js/npm, the
+# pinned tree-sitter grammars (npm ci), and python3-numpy for the tools/train tests (torch is
+# never installed here: training is run by hand). Idempotent: does nothing already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +10,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 need=()
-for pkg in build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates \
+for pkg in build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates neovim \
            python3 python3-numpy ${WAFER_EXTRA_PACKAGES:-}; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
 done
@@ -28,4 +28,12 @@ if [ ! -f "$stamp" ] || ! cmp -s grammars/package-lock.json "$stamp"; then
   echo "setup: fetching tree-sitter grammars (npm ci)"
   (cd grammars && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   cp grammars/package-lock.json "$stamp"
+fi
+
+# The VS Code extension's pinned npm dependencies (unit tests: typescript + vitest).
+stamp=editors/vscode/node_modules/.wafer-lock
+if [ ! -f "$stamp" ] || ! cmp -s editors/vscode/package-lock.json "$stamp"; then
+  echo "setup: fetching the VS Code extension's dependencies (npm ci)"
+  (cd editors/vscode && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  cp editors/vscode/package-lock.json "$stamp"
 fi
