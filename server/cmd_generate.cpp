@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -14,6 +15,8 @@
 
 #include "engine/model.h"
 #include "engine/session.h"
+#include "engine/tokenizer.h"
+#include "engine/tokenizer_gguf.h"
 #include "server/commands.h"
 
 namespace wafer {
@@ -71,9 +74,15 @@ int run_generate(const Options& o) {
   if (!model) return fail(model.error().message);
   const ModelConfig& c = (*model)->config();
 
+  // The model's tokenizer, if its metadata has one: output is text then, ids otherwise.
+  auto tokenizer = tokenizer_from_gguf((*model)->file());
   std::vector<int32_t> prompt;
   if (o.prompt) {
-    return fail("--prompt needs the tokenizer, which is not part of this build yet; use --prompt-ids");
+    if (!tokenizer) return fail("cannot tokenize --prompt: " + tokenizer.error().message);
+    EncodeOptions enc;
+    enc.add_special = true;    // BOS where the model's metadata asks for it
+    enc.parse_special = true;  // control tokens such as <|fim_prefix|> typed in the prompt
+    prompt = tokenizer->encode(*o.prompt, enc);
   } else {
     auto ids = parse_ids(o.prompt_ids);
     if (!ids) return fail(ids.error().message);
@@ -101,14 +110,30 @@ int run_generate(const Options& o) {
   params.max_tokens = o.n_predict;
   params.sampling.temperature = o.temperature;
   params.sampling.seed = o.seed;
+  std::optional<StreamDecoder> decoder;
+  if (tokenizer) {
+    const Tokenizer& tok = *tokenizer;
+    params.stop_tokens = tok.eog_tokens();
+    params.token_text = [&tok](int32_t id) { return tok.token_bytes(id); };
+    decoder.emplace(tok);
+  }
   bool first = true;
   auto result = session->generate(prompt, params, [&](int32_t token) {
-    std::printf("%s%d", first ? "" : " ", token);
+    if (decoder) {
+      const std::string piece = decoder->push(token);  // whole UTF-8 characters only
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+    } else {
+      std::printf("%s%d", first ? "" : " ", token);
+    }
     first = false;
     std::fflush(stdout);
     return true;
   });
   if (!result) return fail(result.error().message);
+  if (decoder) {
+    const std::string rest = decoder->finish();
+    std::fwrite(rest.data(), 1, rest.size(), stdout);
+  }
   std::printf("\n");
   const double prompt_ms = result->prompt_ms + logits_ms;
 

@@ -77,3 +77,36 @@ TEST_CASE("wafer generate fails cleanly", "[cli][generate]") {
   CHECK(run("generate '" + (dir / "m.gguf").string() + "'").status == 2);  // no prompt
   CHECK(run("generate '" + (dir / "nope.gguf").string() + "' --prompt-ids 1").status == 1);
 }
+
+TEST_CASE("wafer generate --prompt: tokenized like llama.cpp, same greedy tokens", "[cli][generate][reference]") {
+  // The reference prompt `tokenized_code` as text: the prompt's token count, every position's
+  // argmax and the 16 greedy tokens must be llama.cpp's (SPM with BOS, and Qwen2 BPE).
+  for (const char* stem : {"tiny-llama-f32", "tiny-qwen2-q8_0"}) {
+    INFO(stem);
+    const auto json_path = test::require_testdata(std::string("reference/") + stem + ".json");
+    const auto ref = nlohmann::json::parse(test::read_file(json_path));
+    const auto& p = ref["prompts"][1];
+    REQUIRE(p["name"] == "tokenized_code");
+    const std::string text = p["text"].get<std::string>();
+    REQUIRE(text.find('\'') == std::string::npos);  // safe inside single quotes
+    test::TempDir dir;
+    const auto model = json_path.parent_path() / (std::string(stem) + ".gguf");
+    Run r = run("generate '" + model.string() + "' --prompt '" + text + "' -n 16 --threads 2 --logits-json '" +
+                (dir / "l.json").string() + "'");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.size() > 1);  // text (the greedy tokens of a random model are odd, but text)
+    const auto doc = nlohmann::json::parse(test::read_file(dir / "l.json"));
+    REQUIRE(doc["positions"].size() == p["tokens"].size());
+    for (size_t i = 0; i < doc["positions"].size(); ++i) CHECK(doc["positions"][i]["argmax"] == p["positions"][i]["argmax"]);
+    CHECK(doc["greedy"] == p["greedy"]);
+  }
+}
+
+TEST_CASE("wafer generate --prompt needs a tokenizer", "[cli][generate]") {
+  test::TempDir dir;
+  REQUIRE(test::write_test_model({}, dir / "m.gguf").ok());  // no tokenizer metadata
+  Run r = run("generate '" + (dir / "m.gguf").string() + "' --prompt hello");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("cannot tokenize --prompt") != std::string::npos);
+}
