@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything wafer needs to build and test on Debian 12 (as root, or with sudo):
-# compiler, CMake, libuv, nlohmann/json, Catch2, Node.js/npm, and the pinned tree-sitter
-# grammars (npm ci). Idempotent: does nothing that is already done.
+# compiler, CMake, libuv, nlohmann/json, Catch2, Neovim (editor tests), Node.js/npm, and
+# the pinned tree-sitter grammars (npm ci). Idempotent: does nothing that is already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,7 +9,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 need=()
-for pkg in build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates \
+for pkg in build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates neovim \
            python3 ${WAFER_EXTRA_PACKAGES:-}; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
 done
