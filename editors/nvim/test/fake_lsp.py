@@ -108,7 +108,13 @@ def inline_completion(rid, params):
     later(DELAY + len(cuts) * STEP, lambda: reply(rid, {"items": items}), rid)
 
 
+TRACE = open(os.environ["FAKE_LSP_TRACE"], "a") if os.environ.get("FAKE_LSP_TRACE") else None
+
+
 def handle(msg):
+    if TRACE:
+        TRACE.write(json.dumps(msg) + "\n")
+        TRACE.flush()
     method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
     if method is None:
         return

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# End-to-end test of the VS Code extension in a real VS Code workbench: code-server
+# (VS Code 1.100.3 from npm) in headless Chromium driven by playwright-core. Installs the
+# built .vsix, opens a Python file, types, waits for the ghost text from the daemon,
+# accepts it with Tab and checks the file.
+#
+#   editors/vscode/e2e/run.sh [DAEMON...]
+#
+# DAEMON: the command that stands for `wafer` (it is run as `DAEMON lsp ...`); default
+# the build's wafer with a scripted engine (--fake-engine e2e/fake-engine.json).
+# Environment: CODE_SERVER (default /work/.cache/code-server/node_modules/.bin/code-server;
+# install with ../shared/recipes/install-code-server.sh), CHROMIUM (/usr/bin/chromium),
+# WAFER_ARGS (extra `wafer lsp` arguments as a JSON list).
+# Exit 0 passed, 1 failed, 77 skipped (code-server or chromium missing).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ext=$(dirname "$here")
+root=$(cd "$ext/../.." && pwd)
+CODE_SERVER=${CODE_SERVER:-/work/.cache/code-server/node_modules/.bin/code-server}
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$CODE_SERVER" ] || { echo "SKIPPED: code-server not found at $CODE_SERVER"; exit 77; }
+[ -x "$CHROMIUM" ] || { echo "SKIPPED: chromium not found at $CHROMIUM"; exit 77; }
+
+start=$(date +%s.%N)
+cd "$ext"
+[ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error
+npm run --silent package >/dev/null
+
+tmp=$(mktemp -d)
+cleanup() { [ -n "${cs_pid:-}" ] && kill "$cs_pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+mkdir -p "$tmp/ws" "$tmp/user/User" "$tmp/ext" "$tmp/bin"
+
+# The daemon: a wrapper named in wafer.path.
+if [ $# -gt 0 ]; then
+  daemon=("$@")
+  args=${WAFER_ARGS:-[]}
+else
+  daemon=("$root/build/server/wafer")
+  args=${WAFER_ARGS:-"[\"--fake-engine\", \"$here/fake-engine.json\"]"}
+fi
+printf '#!/bin/sh\nexec %s "$@"\n' "$(printf '%q ' "${daemon[@]}")" > "$tmp/bin/wafer"
+chmod +x "$tmp/bin/wafer"
+
+printf 'import os\n\n\n' > "$tmp/ws/test.py"
+cat > "$tmp/user/User/settings.json" <<JSON
+{
+  "wafer.path": "$tmp/bin/wafer",
+  "wafer.args": $args,
+  "wafer.debounceMs": 20,
+  "editor.inlineSuggest.enabled": true,
+  "editor.quickSuggestions": { "other": false, "comments": false, "strings": false },
+  "editor.suggestOnTriggerCharacters": false,
+  "editor.acceptSuggestionOnEnter": "off",
+  "editor.autoClosingBrackets": "never",
+  "editor.autoClosingQuotes": "never",
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "extensions.ignoreRecommendations": true,
+  "python.languageServer": "None",
+  "chat.disableAIFeatures": true,
+  "workbench.welcomePage.walkthroughs.openOnInstall": false
+}
+JSON
+
+"$CODE_SERVER" --user-data-dir "$tmp/user" --extensions-dir "$tmp/ext" \
+  --install-extension "$ext/wafer.vsix" >/dev/null 2>&1
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" > "$tmp/config.yaml"
+"$CODE_SERVER" --config "$tmp/config.yaml" --user-data-dir "$tmp/user" --extensions-dir "$tmp/ext" \
+  --disable-telemetry --disable-update-check --disable-workspace-trust "$tmp/ws" > "$tmp/code-server.log" 2>&1 &
+cs_pid=$!
+for _ in $(seq 100); do
+  curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
+  sleep 0.2
+done
+
+rc=0
+E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" E2E_FILE="$tmp/ws/test.py" CHROMIUM="$CHROMIUM" \
+  E2E_SHOTS="${E2E_SHOTS:-$here/out}" node "$here/test.mjs" || rc=$?
+if [ $rc -ne 0 ]; then
+  echo "--- code-server log (tail)"; tail -20 "$tmp/code-server.log"
+  find "$tmp/user" -name '*wafer*.log' -path '*output*' -exec sh -c 'echo "--- $1"; tail -30 "$1"' _ {} \; 2>/dev/null || true
+fi
+echo "e2e: total $(python3 -c "import time; print(round(time.time() - $start, 1))") s (build + install + workbench + test)"
+exit $rc
