@@ -28,3 +28,11 @@ if [ ! -f "$stamp" ] || ! cmp -s grammars/package-lock.json "$stamp"; then
   (cd grammars && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   cp grammars/package-lock.json "$stamp"
 fi
+
+# The VS Code extension's pinned npm dependencies (unit tests: typescript + vitest).
+stamp=editors/vscode/node_modules/.wafer-lock
+if [ ! -f "$stamp" ] || ! cmp -s editors/vscode/package-lock.json "$stamp"; then
+  echo "setup: fetching the VS Code extension's dependencies (npm ci)"
+  (cd editors/vscode && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  cp editors/vscode/package-lock.json "$stamp"
+fi
