@@ -17,7 +17,7 @@ local partial = {}       -- partialResultToken -> function(value)
 local token_seq = 0
 
 local notify = function(msg, level)
-  vim.notify('wafer: ' .. msg, level)
+  vim.notify((msg:find('^wafer') and '' or 'wafer: ') .. msg, level)
 end
 
 local function on_progress(err, result, ctx, cfg)
@@ -199,7 +199,7 @@ function M.request_sync(method, params, timeout_ms, buf)
   if not c then
     return nil, 'daemon not running'
   end
-  local res, err = c.request_sync(method, params or {}, timeout_ms or 1000, buf or 0)
+  local res, err = c.request_sync(method, params or vim.empty_dict(), timeout_ms or 1000, buf or 0)
   if not res then
     return nil, err or 'timeout'
   end

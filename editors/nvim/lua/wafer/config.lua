@@ -90,6 +90,9 @@ function M.init_options()
   if o.threads then
     init.threads = init.threads or o.threads
   end
+  if next(init) == nil then
+    return vim.empty_dict() -- an empty Lua table would be sent as [] and rejected
+  end
   return init
 end
 

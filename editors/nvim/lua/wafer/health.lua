@@ -54,7 +54,7 @@ function M.check()
     else
       ok('model: ' .. state)
     end
-    local stats, err = client.request_sync('wafer/stats', {}, 1000)
+    local stats, err = client.request_sync('wafer/stats', vim.empty_dict(), 1000)
     if stats then
       info('daemon stats: ' .. vim.fn.json_encode(stats))
     else

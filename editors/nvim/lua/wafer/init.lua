@@ -136,7 +136,7 @@ function M.status_lines()
   table.insert(lines, ('this session: %d requests, %d shown, %d accepted, %d partially accepted, %d dismissed'):format(
     s.requests, s.shown, s.accepted, s.partial, s.dismissed))
   if client.id then
-    local stats, err = client.request_sync('wafer/stats', {}, 1000)
+    local stats, err = client.request_sync('wafer/stats', vim.empty_dict(), 1000)
     table.insert(lines, 'daemon stats: ' .. (stats and vim.fn.json_encode(stats) or ('unavailable (' .. tostring(err) .. ')')))
   end
   table.insert(lines, 'buffer attached: ' .. tostring(attached[cur()] == true))

@@ -272,6 +272,11 @@ function M.on_change(buf)
   if s.sug then
     if M.remaining(buf) then
       M.refresh(buf)
+      if not s.sug.final then
+        -- Typed through a suggestion still streaming: the daemon drops that request
+        -- (the document changed), so ask again; the partial text stays until the answer.
+        M.schedule(buf)
+      end
       s.t0 = nil
       return
     end
