@@ -1,9 +1,7 @@
 // Drives the real `wafer info` binary on generated, truncated and missing model files.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -12,37 +10,20 @@
 
 using namespace wafer;
 
-namespace {
-
-struct Run {
-  int status;
-  std::string out, err;
-};
-
-Run run(const std::string& args) {
-  test::TempDir dir;
-  std::string cmd = "'" + test::wafer_binary().string() + "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
-                    (dir / "err").string() + "' </dev/null";
-  int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, test::read_file(dir / "out"), test::read_file(dir / "err")};
-}
-
-}  // namespace
-
 TEST_CASE("wafer info describes a generated model, as text and JSON", "[cli][info]") {
   test::TempDir dir;
   SyntheticModelSpec spec;
   spec.weight_type = TensorType::Q4_0;
   spec.n_layer = 3;
   REQUIRE(write_synthetic_model(spec, dir / "m.gguf").ok());
-  Run r = run("info '" + (dir / "m.gguf").string() + "'");
+  auto r = test::run_wafer("info '" + (dir / "m.gguf").string() + "'");
   CHECK(r.status == 0);
   CHECK(r.err.empty());
   CHECK(r.out.find("architecture  llama\n") != std::string::npos);
   CHECK(r.out.find("layers        3\n") != std::string::npos);
   CHECK(r.out.find("q4_0 x21") != std::string::npos);
 
-  Run j = run("info --json '" + (dir / "m.gguf").string() + "'");
+  auto j = test::run_wafer("info --json '" + (dir / "m.gguf").string() + "'");
   REQUIRE(j.status == 0);
   auto doc = nlohmann::json::parse(j.out);
   CHECK(doc["architecture"] == "llama");
@@ -56,23 +37,23 @@ TEST_CASE("wafer info: unreadable or broken files are one line on stderr and exi
   REQUIRE(write_synthetic_model(SyntheticModelSpec{}, dir / "m.gguf").ok());
   std::string full = test::read_file(dir / "m.gguf");
   test::write_file(dir / "cut.gguf", full.substr(0, full.size() / 2));
-  Run cut = run("info '" + (dir / "cut.gguf").string() + "'");
+  auto cut = test::run_wafer("info '" + (dir / "cut.gguf").string() + "'");
   CHECK(cut.status == 1);
   CHECK(cut.out.empty());
   CHECK(cut.err.rfind("wafer info: " + (dir / "cut.gguf").string() + ": gguf: ", 0) == 0);
   CHECK(cut.err.find("past end of file") != std::string::npos);
   CHECK(std::count(cut.err.begin(), cut.err.end(), '\n') == 1);
 
-  Run missing = run("info '" + (dir / "none.gguf").string() + "'");
+  auto missing = test::run_wafer("info '" + (dir / "none.gguf").string() + "'");
   CHECK(missing.status == 1);
   CHECK(missing.err == "wafer info: " + (dir / "none.gguf").string() + ": No such file or directory\n");
 
   test::write_file(dir / "text.gguf", "hello, this is not a model at all");
-  Run text = run("info '" + (dir / "text.gguf").string() + "'");
+  auto text = test::run_wafer("info '" + (dir / "text.gguf").string() + "'");
   CHECK(text.status == 1);
   CHECK(text.err.find("bad magic 'hell', not a GGUF file") != std::string::npos);
 
-  Run none = run("info");
+  auto none = test::run_wafer("info");
   CHECK(none.status == 2);
   CHECK(none.err.find("expected one MODEL.gguf") != std::string::npos);
 }

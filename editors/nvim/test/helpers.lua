@@ -35,10 +35,21 @@ local function keys(s)
   return vim.api.nvim_replace_termcodes(s, true, false, true)
 end
 
--- Types `s` (key notation allowed) as if typed by the user, then lets Neovim process it.
-function M.type(s)
-  vim.api.nvim_feedkeys(keys(s), 't', false)
-  M.sleep(30)
+-- Types `s` (key notation allowed) as if typed by the user and waits until Neovim has
+-- processed it (a <Cmd> marker after the keys), so a loaded machine does not make tests
+-- look at the buffer too early. `raw`: no marker (for keys whose mode <Cmd> would end).
+function M.type(s, raw)
+  if raw then
+    vim.api.nvim_feedkeys(keys(s), 't', false)
+    M.sleep(30)
+    return
+  end
+  _G.__wafer_keys_done = false
+  vim.api.nvim_feedkeys(keys(s) .. keys('<Cmd>lua _G.__wafer_keys_done = true<CR>'), 't', false)
+  M.wait_for(function()
+    return _G.__wafer_keys_done
+  end, 10000, 'keys ' .. s .. ' to be processed')
+  M.sleep(10)
 end
 
 -- Types plain text one character at a time with `ms` between keys.

@@ -150,17 +150,20 @@ return {
     local buf = h.new_buffer('python', { '' })
     h.type('i<Tab>')
     local sts = vim.bo.softtabstop > 0 and vim.bo.softtabstop or vim.bo.tabstop
-    h.eq(vim.bo.expandtab and string.rep(' ', sts) or '\t', h.lines(buf)[1], 'Tab indented as without the plugin')
+    local want = vim.bo.expandtab and string.rep(' ', sts) or '\t'
+    h.wait_for(function()
+      return h.lines(buf)[1] == want
+    end, 5000, 'Tab to indent as without the plugin (' .. vim.inspect(want) .. ')')
   end },
 
   { 'ghost text is hidden while the popup menu is visible', function()
     local buf = start()
-    h.type('<C-n>')
+    h.type('<C-n>', true)
     h.wait_for(function()
       return vim.fn.pumvisible() == 1
     end, 2000, 'popup menu')
     h.eq(0, marks(buf), 'no ghost while the popup menu shows')
-    h.type('<C-e>')
+    h.type('<C-e>', true)
     h.wait_for(function()
       return vim.fn.pumvisible() == 0 and marks(buf) > 0
     end, 15000, 'ghost back after the popup menu closed')
