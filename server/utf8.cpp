@@ -24,15 +24,6 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
   return n;
 }
 
-bool is_valid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    size_t n = utf8_sequence_length(s, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
 std::string sanitize_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -7,13 +7,15 @@
 #include <string>
 #include <string_view>
 
+#include "engine/unicode.h"
+
 namespace wafer {
 
 // Length of the well-formed UTF-8 sequence starting at s[i] (1..4), or 0 when the bytes
 // there are not one (stray continuation, overlong form, surrogate, truncated, > U+10FFFF).
 size_t utf8_sequence_length(std::string_view s, size_t i);
 
-bool is_valid_utf8(std::string_view s);
+// is_valid_utf8() is the engine's (engine/unicode.h): one strict checker for the project.
 
 // Replaces every ill-formed byte with U+FFFD; well-formed text is returned unchanged.
 std::string sanitize_utf8(std::string_view s);
