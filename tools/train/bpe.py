@@ -7,8 +7,8 @@ below); BPE then runs inside each piece, applying the lowest-ranked merge first,
 llama.cpp's llm_tokenizer_bpe does. The vocabulary is stored in GGUF metadata by
 export_gguf.py (tokenizer.ggml.model = gpt2, tokenizer.ggml.pre = qwen2).
 
-Python's `re` lacks \\p{L}/\\p{N}; they are approximated with \\w-based classes, which is exact
-for ASCII and close for other scripts (letters vs. digits per Python's str methods).
+Python's `re` lacks \\p{L}/\\p{N}: \\p{N} is an explicit class of every code point in a Unicode
+N* category, \\p{L} is "\\w but not N* and not '_'" (Python's \\w is letters + numbers + '_').
 
 Usage: /usr/bin/python3 tools/train/bpe.py [--corpus DIR] [--vocab 4096] [--out tokenizer.json]
 """
@@ -21,6 +21,7 @@ import heapq
 import json
 import re
 import sys
+import unicodedata
 from pathlib import Path
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>",
@@ -29,10 +30,27 @@ SPECIAL_TOKENS = ["<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_su
 # llama.cpp's qwen2 pre-tokenizer:
 #   (?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}
 #   | ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-_L = r"[^\W\d_]"                 # letter
-_N = r"\d"                       # number
-_NOT_LN_CRLF = r"(?:[^\w\r\n]|_)"   # neither letter nor number nor CR/LF
-_NOT_LN_SPACE = r"(?:[^\s\w]|_)"    # neither letter nor number nor whitespace
+
+
+def _number_class() -> str:
+    """Ranges of all code points whose Unicode category is Nd, Nl or No, for a [...] class."""
+    out, start, prev = [], None, None
+    for cp in range(0x110000):
+        if unicodedata.category(chr(cp))[0] == "N":
+            if start is None:
+                start = cp
+            prev = cp
+        elif start is not None:
+            out.append(re.escape(chr(start)) + ("-" + re.escape(chr(prev)) if prev > start else ""))
+            start = None
+    return "".join(out)
+
+
+_NUM = _number_class()
+_L = rf"[^\W_{_NUM}]"                  # letter: \w minus numbers minus '_'
+_N = rf"[{_NUM}]"                       # number
+_NOT_LN_CRLF = r"(?:[^\w\r\n]|_)"     # neither letter nor number nor CR/LF
+_NOT_LN_SPACE = r"(?:[^\s\w]|_)"       # neither letter nor number nor whitespace
 PRETOKENIZE = re.compile(
     r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])"
     rf"|{_NOT_LN_CRLF}?{_L}+"
@@ -131,15 +149,22 @@ def train(texts, vocab_size: int, log=print) -> list[tuple[str, str]]:
 class Tokenizer:
     """Vocabulary + merges; encodes text the way llama.cpp's gpt2/qwen2 tokenizer does."""
 
-    def __init__(self, merges: list[tuple[str, str]]):
+    def __init__(self, merges: list[tuple[str, str]], tokens: list[str] | None = None,
+                 token_type: list[int] | None = None):
+        """Our own vocabulary (bytes, then one token per merge, then SPECIAL_TOKENS) from
+        merges alone, or any GPT-2-style vocabulary given as tokens + token_type."""
         self.merges = merges
-        self.tokens = [BYTE_TO_CHAR[b] for b in range(256)]
-        self.tokens += [a + b for a, b in merges]
-        self.tokens += SPECIAL_TOKENS
-        self.token_type = [1] * (len(self.tokens) - len(SPECIAL_TOKENS)) + [3] * len(SPECIAL_TOKENS)
+        if tokens is None:
+            tokens = [BYTE_TO_CHAR[b] for b in range(256)]
+            tokens += [a + b for a, b in merges]
+            tokens += SPECIAL_TOKENS
+            token_type = [1] * (len(tokens) - len(SPECIAL_TOKENS)) + [3] * len(SPECIAL_TOKENS)
+        self.tokens = tokens
+        self.token_type = token_type or [1] * len(tokens)
         self.id_of = {}
         for i, t in enumerate(self.tokens):
-            self.id_of.setdefault(t, i)
+            if self.token_type[i] == 1:
+                self.id_of.setdefault(t, i)
         self.rank = {pair: r for r, pair in enumerate(merges)}
         self.cache: dict[str, list[int]] = {}
 
@@ -148,7 +173,10 @@ class Tokenizer:
         return len(self.tokens)
 
     def special(self, name: str) -> int:
-        return self.tokens.index(name)   # specials are unique and at the end
+        for i in range(len(self.tokens) - 1, -1, -1):   # specials sit at the end
+            if self.tokens[i] == name and self.token_type[i] != 1:
+                return i
+        raise KeyError(name)
 
     def _bpe(self, piece: str) -> list[int]:
         hit = self.cache.get(piece)
@@ -179,7 +207,7 @@ class Tokenizer:
     def decode_bytes(self, ids) -> bytes:
         out = bytearray()
         for i in ids:
-            if self.token_type[i] == 3:
+            if self.token_type[i] != 1:
                 out += self.tokens[i].encode("utf-8")
             else:
                 out += bytes(CHAR_TO_BYTE[c] for c in self.tokens[i])

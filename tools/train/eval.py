@@ -1,0 +1,185 @@
+"""Held-out completion metrics for the bundled model, against a trivial baseline.
+
+Task: at a random cursor position in a held-out file, complete the rest of the current line.
+The cursor is either at the first non-blank column of a line (the "next line" case, after
+the editor auto-indented) or at a random column inside the line's text. The model gets a FIM
+prompt — <|fim_prefix|> text before the cursor <|fim_suffix|> text from the next line on
+<|fim_middle|> — and decodes greedily until a newline or <|endoftext|>.
+
+Metrics: exact match of the completed line (trailing whitespace ignored) and first-token
+accuracy (the first predicted token equals the first token of the true remainder).
+
+Baseline "repeat the most similar earlier line": among the earlier lines of the file that
+start with what is already typed on the cursor's line, take the one whose preceding line is
+most similar (difflib ratio) to the line above the cursor (ties: the most recent one), and
+predict its remainder.
+
+Usage: /usr/bin/python3 tools/train/eval.py CKPT [--corpus DIR] [--n 200] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus  # noqa: E402
+from bpe import Tokenizer  # noqa: E402
+
+
+@dataclass
+class Case:
+    lines: list[str]    # the file's lines, without '\n'
+    row: int            # cursor line
+    col: int            # cursor column
+    path: str
+
+    @property
+    def typed(self) -> str:
+        return self.lines[self.row][: self.col]
+
+    @property
+    def target(self) -> str:
+        return self.lines[self.row][self.col:]
+
+    @property
+    def prefix(self) -> str:
+        return "".join(line + "\n" for line in self.lines[: self.row]) + self.typed
+
+    @property
+    def suffix(self) -> str:
+        return "".join(line + "\n" for line in self.lines[self.row + 1:])
+
+
+def make_cases(docs: list[dict], n: int, seed: int = 7) -> list[Case]:
+    """n cursor positions with a non-blank remainder, from documents picked by size."""
+    rng = random.Random(seed)
+    docs = [d for d in docs if d["text"].count("\n") >= 5]
+    weights = [len(d["text"]) for d in docs]
+    cases: list[Case] = []
+    while len(cases) < n:
+        d = rng.choices(docs, weights)[0]
+        lines = d["text"].split("\n")
+        row = rng.randrange(1, len(lines))
+        line = lines[row]
+        if not line.strip() or len(line) > 200:
+            continue
+        start = len(line) - len(line.lstrip())
+        col = start if rng.random() < 0.5 else rng.randrange(start, len(line.rstrip()))
+        cases.append(Case(lines, row, col, d["path"]))
+    return cases
+
+
+def baseline(case: Case) -> str:
+    typed, above = case.typed, case.lines[case.row - 1]
+    best, best_score = "", -1.0
+    for k in range(case.row - 1, 0, -1):
+        cand = case.lines[k]
+        if len(cand) <= len(typed) or not cand.startswith(typed) or not cand[len(typed):].strip():
+            continue
+        score = difflib.SequenceMatcher(None, case.lines[k - 1], above).ratio()
+        if score > best_score:
+            best, best_score = cand[len(typed):], score
+    return best
+
+
+class ModelCompleter:
+    """Greedy FIM decoding with the PyTorch model (full forward per token; no KV cache)."""
+
+    def __init__(self, ckpt: Path, tok: Tokenizer, max_prefix=160, max_suffix=48, max_new=40):
+        import torch
+        from model import Config, Llama
+        state = torch.load(ckpt, map_location="cpu")
+        self.torch = torch
+        self.model = Llama(Config(**state["config"]))
+        self.model.load_state_dict(state["model"])
+        self.model.eval()
+        self.tok = tok
+        self.pre, self.suf = tok.special("<|fim_prefix|>"), tok.special("<|fim_suffix|>")
+        self.mid, self.eot = tok.special("<|fim_middle|>"), tok.special("<|endoftext|>")
+        self.max_prefix, self.max_suffix, self.max_new = max_prefix, max_suffix, max_new
+
+    def prompt(self, case: Case) -> list[int]:
+        p = self.tok.encode(case.prefix)[-self.max_prefix:]
+        s = self.tok.encode(case.suffix)[: self.max_suffix]
+        return [self.pre] + p + [self.suf] + s + [self.mid]
+
+    def complete(self, case: Case) -> tuple[str, int]:
+        """(predicted rest of line, first predicted token id)."""
+        ids = self.prompt(case)
+        out: list[int] = []
+        with self.torch.no_grad():
+            for _ in range(self.max_new):
+                logits = self.model(self.torch.tensor([ids + out]))[0, -1]
+                t = int(logits.argmax())
+                if t == self.eot:
+                    break
+                out.append(t)
+                if "\n" in self.tok.decode(out):
+                    break
+        text = self.tok.decode(out).split("\n")[0]
+        return text, (out[0] if out else self.eot)
+
+
+def first_token(tok: Tokenizer, text: str) -> int:
+    ids = tok.encode(text + "\n")
+    return ids[0]
+
+
+def run(cases, tok, completer) -> dict:
+    res = {"n": len(cases), "model_exact": 0, "model_first_token": 0, "baseline_exact": 0,
+           "baseline_first_token": 0, "examples": []}
+    t0 = time.time()
+    for i, c in enumerate(cases):
+        truth = c.target.rstrip()
+        want = first_token(tok, c.target)
+        b = baseline(c)
+        res["baseline_exact"] += b.rstrip() == truth
+        res["baseline_first_token"] += bool(b) and first_token(tok, b) == want
+        if completer is not None:
+            m, t = completer.complete(c)
+            res["model_exact"] += m.rstrip() == truth
+            res["model_first_token"] += t == want
+            if len(res["examples"]) < 12:
+                res["examples"].append({"path": c.path, "typed": c.typed, "truth": truth,
+                                        "model": m, "baseline": b})
+        if (i + 1) % 25 == 0:
+            print(f"  {i + 1}/{len(cases)} ({time.time() - t0:.0f}s)", flush=True)
+    for k in ("model_exact", "model_first_token", "baseline_exact", "baseline_first_token"):
+        res[k + "_rate"] = res[k] / len(cases)
+    return res
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("checkpoint", type=Path, nargs="?", help="omit for baseline only")
+    ap.add_argument("--corpus", type=Path, default=corpus.DEFAULT_CACHE)
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    try:
+        import torch
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+    tok = Tokenizer.load(args.corpus / "tokenizer.json")
+    cases = make_cases(corpus.read_jsonl(args.corpus / "heldout.jsonl"), args.n, args.seed)
+    completer = ModelCompleter(args.checkpoint, tok) if args.checkpoint else None
+    res = run(cases, tok, completer)
+    print(f"cases {res['n']}: exact match model {res['model_exact_rate']:.3f} "
+          f"baseline {res['baseline_exact_rate']:.3f}; first token model "
+          f"{res['model_first_token_rate']:.3f} baseline {res['baseline_first_token_rate']:.3f}")
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
