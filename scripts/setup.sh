@@ -2,7 +2,7 @@
 # Installs everything wafer needs to build and test on Debian 12 (as root, or with sudo):
 # compiler, CMake, libuv, nlohmann/json, Catch2, Neovim (editor tests), Node.js/npm, the
 # pinned tree-sitter grammars (npm ci), and python3-numpy for the tools/train tests (torch is
-# never installed here: training is run by hand). Idempotent: does nothing already done.
+# never installed here: training is run by hand). Idempotent: does nothing that is already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

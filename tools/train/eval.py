@@ -134,7 +134,7 @@ def first_token(tok: Tokenizer, text: str) -> int:
 
 def run(cases, tok, completer) -> dict:
     res = {"n": len(cases), "model_exact": 0, "model_first_token": 0, "baseline_exact": 0,
-           "baseline_first_token": 0, "examples": []}
+           "baseline_first_token": 0, "examples": [], "by_kind": {}}
     t0 = time.time()
     for i, c in enumerate(cases):
         truth = c.target.rstrip()
@@ -142,10 +142,16 @@ def run(cases, tok, completer) -> dict:
         b = baseline(c)
         res["baseline_exact"] += b.rstrip() == truth
         res["baseline_first_token"] += bool(b) and first_token(tok, b) == want
+        kind = res["by_kind"].setdefault(
+            "line_start" if not c.typed.strip() else "mid_line", {"n": 0, "model_exact": 0,
+                                                                  "baseline_exact": 0})
+        kind["n"] += 1
+        kind["baseline_exact"] += b.rstrip() == truth
         if completer is not None:
             m, t = completer.complete(c)
             res["model_exact"] += m.rstrip() == truth
             res["model_first_token"] += t == want
+            kind["model_exact"] += m.rstrip() == truth
             if len(res["examples"]) < 12:
                 res["examples"].append({"path": c.path, "typed": c.typed, "truth": truth,
                                         "model": m, "baseline": b})
@@ -175,7 +181,8 @@ def main() -> int:
     res = run(cases, tok, completer)
     print(f"cases {res['n']}: exact match model {res['model_exact_rate']:.3f} "
           f"baseline {res['baseline_exact_rate']:.3f}; first token model "
-          f"{res['model_first_token_rate']:.3f} baseline {res['baseline_first_token_rate']:.3f}")
+          f"{res['model_first_token_rate']:.3f} baseline {res['baseline_first_token_rate']:.3f}; "
+          f"by cursor kind {res['by_kind']}")
     if args.json:
         args.json.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
     return 0

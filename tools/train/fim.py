@@ -39,9 +39,12 @@ def choose_middle(lines: list[str], rng: random.Random) -> tuple[int, int]:
     total = starts[-1]
     kind = rng.random()
     i = rng.randrange(n)
+    # Editors auto-indent: most line/block middles start after the indentation (the cursor
+    # sits there when a new line begins), the rest at column 0.
+    skip = _indent(lines[i]) if rng.random() < 0.7 else 0
     if kind < 0.35:                          # whole lines
         j = min(n, i + 1 + int(rng.expovariate(1 / 2.0)))
-        return starts[i], starts[j]
+        return starts[i] + skip, starts[j]
     if kind < 0.65:                          # cursor inside a line: rest of line (+ maybe more)
         line = lines[i]
         body = len(line.rstrip("\n"))
@@ -54,7 +57,7 @@ def choose_middle(lines: list[str], rng: random.Random) -> tuple[int, int]:
         j = i + 1
         while j < n and (not lines[j].strip() or _indent(lines[j]) > base) and j - i < 24:
             j += 1
-        return starts[i], starts[j]
+        return starts[i] + skip, starts[j]
     a = rng.randrange(total)                 # arbitrary character span
     b = min(total, a + 1 + int(rng.expovariate(1 / 80.0)))
     return a, b

@@ -32,11 +32,11 @@ try {
   // Open the file through Quick Open.
   await page.waitForSelector('.statusbar', { timeout: 60000 });
   await page.keyboard.press('Control+P');
-  await page.waitForSelector('.quick-input-widget input', { timeout: 20000 });
+  await page.waitForSelector('.quick-input-widget input', { timeout: 60000 });
   await page.keyboard.type('test.py', { delay: 20 });
-  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 20000 });
+  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 60000 });
   await page.keyboard.press('Enter');
-  await page.waitForSelector('.editor-instance .monaco-editor .view-lines', { timeout: 20000 });
+  await page.waitForSelector('.editor-instance .monaco-editor .view-lines', { timeout: 60000 });
   log('file open');
 
   // The extension is up when its status bar item shows, and the daemon when it no longer
