@@ -54,10 +54,15 @@ void Tokenizer::Impl::spm_encode(std::string_view input, bool prefix_space, std:
   }
   pieces.clear();
   for (uint32_t off = 0; off < s.size();) {
-    uint32_t len = uint32_t(std::min(utf8_sequence_length(uint8_t(s[off])), s.size() - off));
+    // One piece per UTF-8 character. llama.cpp trusts the lead byte even when the bytes
+    // after it are not continuations, which can swallow part of an escaped space (▁) and
+    // then decode it as "▁"; an invalid byte is a piece of its own here, so any byte
+    // string round-trips. Valid UTF-8 splits identically.
+    size_t len;
+    decode_utf8(s.data() + off, s.size() - off, len);
     int32_t index = int32_t(pieces.size());
-    pieces.push_back(Piece{off, len, index - 1, off + len < s.size() ? index + 1 : -1});
-    off += len;
+    pieces.push_back(Piece{off, uint32_t(len), index - 1, off + len < s.size() ? index + 1 : -1});
+    off += uint32_t(len);
   }
   heap.clear();
   auto consider = [&](int32_t l, int32_t r) {

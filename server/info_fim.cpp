@@ -1,15 +1,18 @@
-// `wafer info`'s FIM section. FOR THE TOKENIZER/FIM OWNER: replace the body of
-// describe_fim() with the engine's FIM discovery (metadata ids, else known names per family
-// in the vocabulary) and set `source` accordingly; the printing in model_info.cpp needs no
-// change. Until then this reads only the tokenizer.ggml.fim_*_token_id keys.
+// `wafer info`'s FIM section: the engine's FIM discovery (engine/fim_tokens.h) over the
+// model's tokenizer: metadata ids first, else the known token names of each family. When
+// wafer cannot build the model's tokenizer, only the tokenizer.ggml.fim_*_token_id keys are
+// read.
 #include <array>
 #include <utility>
 
+#include "engine/fim_tokens.h"
+#include "engine/tokenizer_gguf.h"
 #include "server/model_info.h"
 
 namespace wafer {
+namespace {
 
-FimReport describe_fim(const GgufFile& file) {
+FimReport from_metadata_keys(const GgufFile& file, const std::string& why) {
   static constexpr std::array<std::pair<const char*, const char*>, 6> kKeys{{
       {"prefix", "tokenizer.ggml.fim_pre_token_id"},
       {"suffix", "tokenizer.ggml.fim_suf_token_id"},
@@ -27,7 +30,29 @@ FimReport describe_fim(const GgufFile& file) {
     if (tokens && *id < tokens->size()) t.text = std::string((*tokens)[*id]);
     report.tokens.push_back(std::move(t));
   }
-  if (!report.tokens.empty()) report.source = "metadata";
+  if (!report.tokens.empty()) report.source = "metadata; " + why;
+  return report;
+}
+
+}  // namespace
+
+FimReport describe_fim(const GgufFile& file) {
+  Result<Tokenizer> tok = tokenizer_from_gguf(file);
+  if (!tok) return from_metadata_keys(file, "tokenizer not supported: " + tok.error().message);
+  Result<FimTokens> fim = find_fim_tokens(*tok);
+  FimReport report;
+  if (!fim) return report;  // printed as "no FIM tokens found"
+  auto add = [&](const char* role, TokenId id) {
+    if (id != kNoToken) report.tokens.push_back(FimToken{role, id, escape_piece(tok->token_text(id))});
+  };
+  add("prefix", fim->prefix);
+  add("suffix", fim->suffix);
+  add("middle", fim->middle);
+  add("pad", fim->pad);
+  add("repo", fim->repo);
+  add("file_sep", fim->file_sep);
+  report.source = file.has("tokenizer.ggml.fim_pre_token_id") ? "metadata"
+                                                               : "vocabulary, " + fim->family + " token names";
   return report;
 }
 

@@ -71,6 +71,9 @@ const std::vector<Flag>& flags() {
       {"--pieces", "tokenize", false,
        [](Options& o, std::string_view) { o.pieces = true; return Status{}; },
        "print one token per line: id and piece"},
+      {"--special", "tokenize", false,
+       [](Options& o, std::string_view) { o.special = true; return Status{}; },
+       "recognise special tokens written in the text (e.g. <|fim_prefix|>)"},
       {"--json", "info bench", false,
        [](Options& o, std::string_view) { o.json = true; return Status{}; }, "machine-readable output"},
       {"--prompt", "generate", true,
@@ -186,7 +189,7 @@ std::string usage(const std::string& command) {
     return s;
   }
   s = "usage: wafer " + command;
-  if (command == "tokenize") s += " MODEL.gguf [--ids|--pieces] [TEXT]   (TEXT from stdin when absent)";
+  if (command == "tokenize") s += " MODEL.gguf [--ids|--pieces] [--special] [TEXT]   (TEXT from stdin when absent)";
   else if (command == "info") s += " MODEL.gguf [--json]";
   else if (command == "generate") s += " MODEL.gguf --prompt TEXT [-n N] [--temp T] [--seed S] [--threads N]";
   else if (command == "lsp") s += " [--model PATH] [--listen 127.0.0.1:PORT] [OPTIONS]";

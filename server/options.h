@@ -31,6 +31,7 @@ struct Options {
   // tokenize / info
   bool ids = false;
   bool pieces = false;
+  bool special = false;               // tokenize: parse special tokens written in the text
   bool json = false;
 
   // generate
