@@ -18,24 +18,12 @@ struct Decoded {
   std::vector<uint32_t> off;  // byte offset of each code point, then the text size
 };
 
+// Flags of the 128 ASCII characters, computed once: ASCII is the bulk of source code.
+const std::array<uint8_t, 128>& ascii_flags();
+
 uint8_t flags_of(uint32_t cp) {
+  if (cp < 0x80) return ascii_flags()[cp];
   uint8_t f = kIn;
-  if (cp < 0x80) {
-    // ASCII is the bulk of source code: answer without the tables.
-    static const std::array<uint8_t, 128> ascii = [] {
-      std::array<uint8_t, 128> a{};
-      for (uint32_t c = 0; c < 128; ++c) {
-        uint8_t v = kIn;
-        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') v |= kLetter;
-        else if (c >= '0' && c <= '9') v |= kNumber;
-        else if (unicode_is_whitespace(c)) v |= kSpace;
-        else if (unicode_class(c) == UnicodeClass::Punctuation) v |= kPunct;
-        a[c] = v;
-      }
-      return a;
-    }();
-    return ascii[cp];
-  }
   switch (unicode_class(cp)) {
     case UnicodeClass::Letter: f |= kLetter; break;
     case UnicodeClass::Number: f |= kNumber; break;
@@ -47,24 +35,53 @@ uint8_t flags_of(uint32_t cp) {
   return f;
 }
 
+const std::array<uint8_t, 128>& ascii_flags() {
+  static const std::array<uint8_t, 128> table = [] {
+    std::array<uint8_t, 128> a{};
+    for (uint32_t c = 0; c < 128; ++c) {
+      uint8_t v = kIn;
+      if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') v |= kLetter;
+      else if (c >= '0' && c <= '9') v |= kNumber;
+      else if (unicode_is_whitespace(c)) v |= kSpace;
+      else if (unicode_class(c) == UnicodeClass::Punctuation) v |= kPunct;
+      a[c] = v;
+    }
+    return a;
+  }();
+  return table;
+}
+
 void decode(std::string_view s, Decoded& d) {
-  d.cp.clear();
-  d.fl.clear();
-  d.off.clear();
-  d.cp.reserve(s.size());
-  d.fl.reserve(s.size());
-  d.off.reserve(s.size() + 1);
-  size_t i = 0;
-  while (i < s.size()) {
+  const size_t n = s.size();
+  d.cp.resize(n);
+  d.fl.resize(n);
+  d.off.resize(n + 1);
+  uint32_t* cp = d.cp.data();
+  uint8_t* fl = d.fl.data();
+  uint32_t* off = d.off.data();
+  const std::array<uint8_t, 128>& ascii = ascii_flags();
+  const auto* u = reinterpret_cast<const unsigned char*>(s.data());
+  size_t i = 0, k = 0;
+  while (i < n) {
+    const unsigned char c = u[i];
+    off[k] = uint32_t(i);
+    if (c < 0x80) {
+      cp[k] = c;
+      fl[k++] = ascii[c];
+      ++i;
+      continue;
+    }
     size_t len;
-    uint32_t cp = decode_utf8(s.data() + i, s.size() - i, len);
-    if (cp == kInvalidCodepoint) cp = 0xfffd;  // classified like llama.cpp's replacement
-    d.cp.push_back(cp);
-    d.fl.push_back(flags_of(cp));
-    d.off.push_back(uint32_t(i));
+    uint32_t v = decode_utf8(s.data() + i, n - i, len);
+    if (v == kInvalidCodepoint) v = 0xfffd;  // classified like llama.cpp's replacement
+    cp[k] = v;
+    fl[k++] = flags_of(v);
     i += len;
   }
-  d.off.push_back(uint32_t(s.size()));
+  off[k] = uint32_t(n);
+  d.cp.resize(k);
+  d.fl.resize(k);
+  d.off.resize(k + 1);
 }
 
 using Ends = std::vector<uint32_t>;  // exclusive end (code point index) of each piece

@@ -40,7 +40,7 @@ Status Tokenizer::Impl::build_bpe(const std::vector<std::string>& merges) {
   };
   for (int b = 0; b < 256; ++b) bpe.byte_symbol[b] = symbol(std::string(byte_to_bpe_char(uint8_t(b))));
 
-  bpe.table.reserve(merges.size());
+  bpe.reserve(merges.size());
   bpe.n_merges = merges.size();
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const std::string& m = merges[rank];
@@ -52,7 +52,7 @@ Status Tokenizer::Impl::build_bpe(const std::vector<std::string>& merges) {
     if (left.empty() || right.empty()) continue;
     int32_t l = symbol(left), r = symbol(right);
     int32_t result = symbol(left + right);
-    bpe.table.emplace(BpeMerges::key(l, r), BpeMerges::Merge{int32_t(rank), result});  // first rank wins
+    bpe.insert(BpeMerges::key(l, r), int32_t(rank), result);
   }
   return {};
 }
@@ -84,7 +84,11 @@ void Tokenizer::Impl::bpe_encode(std::string_view input, std::vector<TokenId>& o
   };
 
   for (std::string_view word : words) {
-    if (auto it = word_cache.find(std::string(word)); it != word_cache.end()) {
+    if (word.size() == 1 && bpe.byte_symbol[uint8_t(word[0])] < n_vocab) {  // no merge possible
+      out.push_back(bpe.byte_symbol[uint8_t(word[0])]);
+      continue;
+    }
+    if (auto it = word_cache.find(word); it != word_cache.end()) {
       out.insert(out.end(), it->second.begin(), it->second.end());
       continue;
     }
@@ -101,9 +105,9 @@ void Tokenizer::Impl::bpe_encode(std::string_view input, std::vector<TokenId>& o
       heap.clear();
       auto consider = [&](int32_t l, int32_t r) {
         if (l < 0 || r < 0) return;
-        auto it = bpe.table.find(BpeMerges::key(syms[l].id, syms[r].id));
-        if (it == bpe.table.end()) return;
-        heap.push_back(Candidate{it->second.rank, l, r, syms[l].id, syms[r].id, it->second.result});
+        const BpeMerges::Slot* m = bpe.find(BpeMerges::key(syms[l].id, syms[r].id));
+        if (!m) return;
+        heap.push_back(Candidate{m->rank, l, r, syms[l].id, syms[r].id, m->result});
         std::push_heap(heap.begin(), heap.end(), Later{});
       };
       for (int32_t i = 1; i < n; ++i) consider(i - 1, i);

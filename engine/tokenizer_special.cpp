@@ -33,10 +33,6 @@ const Names kEogNames = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<
                          "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>", "<eos>",
                          "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~["};
 
-bool in(Names names, std::string_view s) {
-  return std::find(names.begin(), names.end(), s) != names.end();
-}
-
 bool c_isspace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
 }  // namespace
@@ -85,23 +81,24 @@ void Tokenizer::Impl::detect_special_tokens(const VocabData& data) {
   if (add_bos && special.bos == kNoToken) add_bos = false;
   if (add_eos && special.eos == kNoToken) add_eos = false;
 
-  // Find unnamed special tokens by their text (in id order; llama.cpp walks a hash map).
-  auto find_by_name = [&](TokenId& id, Names names, size_t i) {
-    if (id == kNoToken && in(names, text[i])) {
-      id = TokenId(i);
-      attr[i] |= kAttrControl;
+  // Find unnamed special tokens by their text; when several names of a list exist, the
+  // lowest id wins (llama.cpp walks a hash map, so its choice is arbitrary there).
+  auto find_by_name = [&](TokenId& id, Names names) {
+    if (id != kNoToken) return;
+    for (std::string_view name : names) {
+      TokenId t = find(name);
+      if (t != kNoToken && (id == kNoToken || t < id)) id = t;
     }
+    if (id != kNoToken) attr[id] |= kAttrControl;
   };
-  for (size_t i = 0; i < n; ++i) {
-    find_by_name(special.eot, kEotNames, i);
-    find_by_name(special.eom, kEomNames, i);
-    find_by_name(special.fim_pre, kFimPreNames, i);
-    find_by_name(special.fim_suf, kFimSufNames, i);
-    find_by_name(special.fim_mid, kFimMidNames, i);
-    find_by_name(special.fim_pad, kFimPadNames, i);
-    find_by_name(special.fim_rep, kFimRepNames, i);
-    find_by_name(special.fim_sep, kFimSepNames, i);
-  }
+  find_by_name(special.eot, kEotNames);
+  find_by_name(special.eom, kEomNames);
+  find_by_name(special.fim_pre, kFimPreNames);
+  find_by_name(special.fim_suf, kFimSufNames);
+  find_by_name(special.fim_mid, kFimMidNames);
+  find_by_name(special.fim_pad, kFimPadNames);
+  find_by_name(special.fim_rep, kFimRepNames);
+  find_by_name(special.fim_sep, kFimSepNames);
   // Control tokens named "unused" are unused.
   for (size_t i = 0; i < n; ++i)
     if ((attr[i] & kAttrControl) && text[i].find("unused") != std::string::npos) attr[i] |= kAttrUnused;
@@ -110,14 +107,15 @@ void Tokenizer::Impl::detect_special_tokens(const VocabData& data) {
   eog.clear();
   for (TokenId id : {special.fim_pad, special.fim_rep, special.fim_sep})
     if (id != kNoToken) eog.push_back(id);
-  for (size_t i = 0; i < n; ++i) {
-    if (in(kEogNames, text[i])) {
-      eog.push_back(TokenId(i));
-      attr[i] |= kAttrControl;
+  for (std::string_view name : kEogNames) {
+    if (TokenId id = find(name); id != kNoToken) {
+      eog.push_back(id);
+      attr[id] |= kAttrControl;
     }
-    // gpt-oss renders these as text (llama.cpp's workaround).
-    if (in({"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"}, text[i])) attr[i] = kAttrUserDefined;
   }
+  // gpt-oss renders these as text (llama.cpp's workaround).
+  for (std::string_view name : {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"})
+    if (TokenId id = find(name); id != kNoToken) attr[id] = kAttrUserDefined;
   for (TokenId id : {special.eos, special.eot, special.eom})
     if (id != kNoToken) eog.push_back(id);
   std::sort(eog.begin(), eog.end());

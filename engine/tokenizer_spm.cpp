@@ -33,6 +33,14 @@ struct Lower {
 }  // namespace
 
 void Tokenizer::Impl::build_spm() {
+  // ASCII bytes that no multi-byte token contains never merge with a neighbour, so the
+  // text can be cut there and each part merged on its own (same result as one global
+  // queue, but the queues stay small: LLaMA's vocabulary has no token containing \n or \t).
+  spm_barrier.fill(true);
+  for (const std::string& t : text)
+    if (t.size() >= 2)
+      for (char c : t)
+        if (uint8_t(c) < 128) spm_barrier[uint8_t(c)] = false;
   for (int b = 0; b < 256; ++b) {
     char name[8];
     std::snprintf(name, sizeof name, "<0x%02X>", b);
@@ -43,15 +51,27 @@ void Tokenizer::Impl::build_spm() {
 }
 
 void Tokenizer::Impl::spm_encode(std::string_view input, bool prefix_space, std::vector<TokenId>& out) const {
-  thread_local std::string s;
+  thread_local std::string escaped;
+  escaped.clear();
+  if (prefix_space) escaped.append("\xe2\x96\x81");
+  for (char c : input) {
+    if (c == ' ') escaped.append("\xe2\x96\x81");
+    else escaped.push_back(c);
+  }
+  size_t start = 0;
+  for (size_t i = 0; i < escaped.size(); ++i) {
+    if (uint8_t(escaped[i]) < 128 && spm_barrier[uint8_t(escaped[i])]) {
+      if (i > start) spm_merge(std::string_view(escaped).substr(start, i - start), out);
+      spm_merge(std::string_view(escaped).substr(i, 1), out);
+      start = i + 1;
+    }
+  }
+  if (start < escaped.size()) spm_merge(std::string_view(escaped).substr(start), out);
+}
+
+void Tokenizer::Impl::spm_merge(std::string_view s, std::vector<TokenId>& out) const {
   thread_local std::vector<Piece> pieces;
   thread_local std::vector<Pair> heap;
-  s.clear();
-  if (prefix_space) s.append("\xe2\x96\x81");
-  for (char c : input) {
-    if (c == ' ') s.append("\xe2\x96\x81");
-    else s.push_back(c);
-  }
   pieces.clear();
   for (uint32_t off = 0; off < s.size();) {
     // One piece per UTF-8 character. llama.cpp trusts the lead byte even when the bytes
@@ -68,7 +88,7 @@ void Tokenizer::Impl::spm_encode(std::string_view input, bool prefix_space, std:
   auto consider = [&](int32_t l, int32_t r) {
     if (l < 0 || r < 0) return;
     uint32_t length = pieces[l].length + pieces[r].length;
-    TokenId id = find(std::string_view(s).substr(pieces[l].offset, length));
+    TokenId id = find(s.substr(pieces[l].offset, length));
     if (id == kNoToken) return;
     heap.push_back(Pair{score[id], l, r, length});
     std::push_heap(heap.begin(), heap.end(), Lower{});
@@ -89,7 +109,7 @@ void Tokenizer::Impl::spm_encode(std::string_view input, bool prefix_space, std:
     consider(p.left, l.next);
   }
   for (int32_t i = pieces.empty() ? -1 : 0; i >= 0; i = pieces[i].next) {
-    std::string_view text_piece = std::string_view(s).substr(pieces[i].offset, pieces[i].length);
+    std::string_view text_piece = s.substr(pieces[i].offset, pieces[i].length);
     if (TokenId id = find(text_piece); id != kNoToken) {
       out.push_back(id);
       continue;
