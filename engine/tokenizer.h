@@ -11,8 +11,14 @@
 // text only with EncodeOptions::parse_special, so user code containing such strings is
 // tokenized as plain text. USER_DEFINED tokens are always matched, as llama.cpp and
 // Hugging Face do -- except the FIM/EOT/EOG tokens, which llama.cpp (and wafer) promote to
-// CONTROL by name. Invalid UTF-8 is kept byte for byte (llama.cpp would substitute U+FFFD),
-// so decode(encode(x)) == x for every byte string.
+// CONTROL by name.
+//
+// Invalid UTF-8 is kept byte for byte, so decode(encode(x)) == x for every byte string
+// (byte-level BPE: llama.cpp would substitute U+FFFD; SPM: an invalid byte is a piece of
+// its own, where llama.cpp lets a lead byte swallow the next bytes). These are the only
+// places where ids differ from llama.cpp, and only for invalid UTF-8. Exceptions to the
+// round trip: SPM text containing U+2581 itself, and vocabularies without a plain token for
+// some byte (DeepSeek-Coder's 0xF5..0xFF are USER_DEFINED 'õ'...'ÿ' tokens).
 #pragma once
 
 #include <cstdint>
