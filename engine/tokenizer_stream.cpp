@@ -5,52 +5,16 @@
 #include "engine/unicode.h"
 
 namespace wafer {
-namespace {
-
-enum class Utf8 { Valid, Incomplete, Invalid };
-
-// Strict UTF-8 (no overlong forms, no surrogates, <= U+10FFFF) at s[0..n): Valid with its
-// length, Incomplete if the bytes so far are a proper prefix of a valid sequence, else
-// Invalid (length 1).
-Utf8 check_utf8(const unsigned char* s, size_t n, size_t& len) {
-  len = 1;
-  unsigned char c = s[0];
-  if (c < 0x80) return Utf8::Valid;
-  size_t need;
-  unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-  if (c >= 0xc2 && c <= 0xdf) need = 2;
-  else if (c >= 0xe0 && c <= 0xef) {
-    need = 3;
-    if (c == 0xe0) lo = 0xa0;
-    if (c == 0xed) hi = 0x9f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    need = 4;
-    if (c == 0xf0) lo = 0x90;
-    if (c == 0xf4) hi = 0x8f;
-  } else {
-    return Utf8::Invalid;
-  }
-  for (size_t i = 1; i < need; ++i) {
-    if (i >= n) return Utf8::Incomplete;
-    unsigned char b = s[i];
-    if (i == 1 ? (b < lo || b > hi) : (b & 0xc0) != 0x80) return Utf8::Invalid;
-  }
-  len = need;
-  return Utf8::Valid;
-}
-
-}  // namespace
 
 std::string StreamDecoder::push(TokenId id) {
   pending_.append(tok_->token_bytes(id, render_special_));
   std::string out;
-  const auto* s = reinterpret_cast<const unsigned char*>(pending_.data());
   size_t i = 0;
   while (i < pending_.size()) {
     size_t len;
-    Utf8 r = check_utf8(s + i, pending_.size() - i, len);
-    if (r == Utf8::Incomplete) break;  // wait for the next token
-    if (r == Utf8::Valid) out.append(pending_, i, len);
+    Utf8Check r = check_utf8(pending_.data() + i, pending_.size() - i, len);
+    if (r == Utf8Check::Incomplete) break;  // wait for the next token
+    if (r == Utf8Check::Valid) out.append(pending_, i, len);
     else out.append("\xef\xbf\xbd");
     i += len;
   }
@@ -82,7 +46,7 @@ std::string escape_piece(std::string_view bytes) {
       continue;
     }
     size_t len;
-    if (check_utf8(s + i, bytes.size() - i, len) == Utf8::Valid) {
+    if (check_utf8(bytes.data() + i, bytes.size() - i, len) == Utf8Check::Valid) {
       out.append(bytes.substr(i, len));
       i += len;
     } else {

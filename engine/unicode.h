@@ -41,6 +41,13 @@ inline constexpr uint32_t kInvalidCodepoint = 0xFFFFFFFFu;
 // and surrogates decode), but code points above U+10FFFF are invalid.
 uint32_t decode_utf8(const char* s, size_t n, size_t& len);
 
+// Strict UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF) at s[0..n):
+// Valid with `len` its byte length; Incomplete when the bytes are a proper prefix of a
+// valid sequence (more may follow); Invalid otherwise (len = 1).
+enum class Utf8Check { Valid, Incomplete, Invalid };
+Utf8Check check_utf8(const char* s, size_t n, size_t& len);
+bool is_valid_utf8(std::string_view s);
+
 // Byte length a UTF-8 lead byte announces (1 for continuation and invalid bytes).
 inline size_t utf8_sequence_length(unsigned char lead) {
   static constexpr unsigned char kLen[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};

@@ -57,16 +57,6 @@ std::vector<Tokenizer>& tokenizers() {
   return all;
 }
 
-bool valid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    size_t len;
-    uint32_t cp = decode_utf8(s.data() + i, s.size() - i, len);
-    if (cp == kInvalidCodepoint || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return false;
-    i += len;
-  }
-  return true;
-}
 
 // Some byte-level vocabularies have no plain token for the bytes that never occur in valid
 // UTF-8 (DeepSeek-Coder's 'ÿ', 'õ', ... are USER_DEFINED tokens that decode as the
@@ -88,7 +78,7 @@ void check_encode(const Tokenizer& t, std::string_view text, bool parse_special,
   const bool spm_marker = t.kind() == TokenizerKind::SentencePiece && text.find("\xe2\x96\x81") != std::string_view::npos;
   // After a special token SentencePiece prepends a space to the text that follows.
   const bool spm_special = t.kind() == TokenizerKind::SentencePiece && parse_special;
-  const bool lossy_bytes = !bytes_are_lossless(t) && !valid_utf8(text);
+  const bool lossy_bytes = !bytes_are_lossless(t) && !is_valid_utf8(text);
   if (!add_special && !spm_marker && !spm_special && !lossy_bytes) {
     std::string back = t.decode(ids, {.render_special = parse_special});
     if (back != text) fail("decode(encode(text)) != text");
@@ -97,12 +87,12 @@ void check_encode(const Tokenizer& t, std::string_view text, bool parse_special,
   std::string streamed;
   for (TokenId id : ids) {
     std::string piece = stream.push(id);
-    if (!valid_utf8(piece)) fail("stream decoder emitted invalid UTF-8");
+    if (!is_valid_utf8(piece)) fail("stream decoder emitted invalid UTF-8");
     streamed += piece;
   }
   streamed += stream.finish();
   std::string whole = t.decode(ids, {.render_special = parse_special, .strip_space_prefix = false});
-  if (valid_utf8(whole) && streamed != whole) fail("streamed text differs from decode()");
+  if (is_valid_utf8(whole) && streamed != whole) fail("streamed text differs from decode()");
 }
 
 void check_pretokenize(std::string_view text) {

@@ -46,17 +46,6 @@ std::vector<fs::path> source_sample() {
   return out;
 }
 
-bool valid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    size_t len;
-    uint32_t cp = decode_utf8(s.data() + i, s.size() - i, len);
-    if (cp == kInvalidCodepoint || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    // Reject overlong forms too.
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return false;
-    i += len;
-  }
-  return true;
-}
 
 std::vector<std::string> hostile_strings() {
   std::vector<std::string> v = {"\xff", "\xc3", "a\xc3", "\xe2\x82", "\xe2\x82x", "\xed\xa0\x80", "\xf4\x90\x80\x80",
@@ -192,7 +181,7 @@ TEST_CASE("stream decoder: holds back characters split across tokens", "[tokeniz
   std::string joined;
   for (TokenId id : ids) {
     std::string piece = s.push(id);
-    CHECK(valid_utf8(piece));
+    CHECK(is_valid_utf8(piece));
     joined += piece;
   }
   joined += s.finish();

@@ -65,3 +65,16 @@ TEST_CASE("unicode: GPT-2 byte mapping is a bijection onto printable characters"
   CHECK(bpe_char_to_byte('a') == 'a');
   CHECK(bpe_char_to_byte(0x4e16) == -1);
 }
+
+TEST_CASE("unicode: strict UTF-8 validation", "[unicode]") {
+  CHECK(is_valid_utf8("plain ascii, é, 世, 🦙"));
+  CHECK(is_valid_utf8(""));
+  for (const char* bad : {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff", "\x80", "\xc3"})
+    CHECK_FALSE(is_valid_utf8(bad));
+  size_t len;
+  CHECK(check_utf8("\xf0\x9f\xa6", 3, len) == Utf8Check::Incomplete);
+  CHECK(check_utf8("\xf0\x9f\xa6\x99", 4, len) == Utf8Check::Valid);
+  CHECK(len == 4);
+  CHECK(check_utf8("\xf0\x41", 2, len) == Utf8Check::Invalid);
+  CHECK(len == 1);
+}
