@@ -65,6 +65,30 @@ const std::vector<Flag>& flags() {
       {"--log-file", "lsp", true,
        [](Options& o, std::string_view v) { o.log_file = v; return Status{}; },
        "append the daemon's log to this file"},
+      {"--max-tokens", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--max-tokens", v, o.max_tokens, 1, 4096); },
+       "longest completion in tokens (default 64)"},
+      {"--prefix-lines", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--prefix-lines", v, o.prefix_lines, 0, 100000); },
+       "lines before the cursor sent as context (default 60)"},
+      {"--suffix-lines", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--suffix-lines", v, o.suffix_lines, 0, 100000); },
+       "lines after the cursor sent as context (default 20)"},
+      {"--languages", "lsp", true,
+       [](Options& o, std::string_view v) {
+         o.languages.clear();
+         while (!v.empty()) {
+           size_t c = v.find(',');
+           if (c != 0) o.languages.emplace_back(v.substr(0, c));
+           if (c == std::string_view::npos) break;
+           v.remove_prefix(c + 1);
+         }
+         return Status{};
+       },
+       "complete only these languageIds, comma-separated (default: all)"},
+      {"--fake-engine", "lsp", true,
+       [](Options& o, std::string_view v) { o.fake_engine = v; return Status{}; },
+       "for tests: a scripted fake engine (JSON script) instead of a model"},
       {"--ids", "tokenize", false,
        [](Options& o, std::string_view) { o.ids = true; return Status{}; },
        "print token ids on one line, separated by spaces"},

@@ -27,6 +27,12 @@ struct Options {
   bool allow_remote = false;
   int debounce_ms = 75;
   std::string log_file;
+  int max_tokens = 64;                // completion budget in tokens
+  int prefix_lines = 60;              // FIM window: lines before the cursor
+  int suffix_lines = 20;              // FIM window: lines after the cursor
+  int window_bytes = 16384;           // FIM window: byte cap on prefix and on suffix
+  std::vector<std::string> languages; // enabled languageIds; empty: all
+  std::string fake_engine;            // tests only: scripted engine instead of a model
 
   // tokenize / info
   bool ids = false;

@@ -1,0 +1,110 @@
+// LspServer's completion requests: textDocument/inlineCompletion and the
+// textDocument/completion fallback, from the cursor to a scheduled engine job and back.
+#include <chrono>
+
+#include "server/completion.h"
+#include "server/lsp_server.h"
+#include "server/settings.h"
+
+namespace wafer {
+
+using json = nlohmann::json;
+using jsonrpc::Reply;
+
+namespace {
+
+json empty_result(bool inline_kind) {
+  return inline_kind ? json(lsp::InlineCompletionList{}) : json(lsp::CompletionList{});
+}
+
+json make_result(bool inline_kind, const std::string& text, const lsp::Position& cursor) {
+  return inline_kind ? json(inline_completion_result(text, cursor)) : json(completion_result(text, cursor));
+}
+
+}  // namespace
+
+void LspServer::on_completion(const json& params, Reply reply, bool inline_kind) {
+  using Clock = std::chrono::steady_clock;
+  auto t0 = Clock::now();
+  auto p = lsp::parse_params<lsp::CompletionParams>(params);
+  stats_.count(inline_kind ? "inline_requests" : "completion_requests");
+  const std::string& uri = p.text_document.uri;
+  std::optional<Workspace::View> view = workspace_.get(uri);
+  if (!view) throw jsonrpc::InvalidParams("textDocument.uri: the document is not open: " + uri);
+  Result<size_t> offset = offset_at(*view->snapshot, p.position, encoding_);
+  if (!offset) throw jsonrpc::InvalidParams("position: " + offset.error().message);
+  const char* refused = nullptr;
+  if (view->out_of_sync) refused = "refused_out_of_sync";
+  else if (!language_enabled(options_, view->snapshot->language_id)) refused = "refused_language";
+  else if (!scheduler_->engine() && !model_loading_) refused = "refused_no_model";
+  if (refused) {
+    stats_.count(refused);
+    reply.result(empty_result(inline_kind));
+    return;
+  }
+
+  // The cursor as the client should see it in results (a character past the line end
+  // was clamped to the line end).
+  lsp::Position cursor = position_at(*view->snapshot, *offset, encoding_);
+  int64_t version = view->snapshot->version;
+  Scheduler::Job job;
+  job.key = uri;
+  job.debounce_ms = p.trigger_kind == lsp::kTriggerInvoked ? 0 : options_.debounce_ms;
+  job.request = build_fim_request(*view->snapshot, *offset, fim_window(options_));
+  job.request.max_tokens = options_.max_tokens;
+  job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
+  // Streaming (a wafer extension for inlineCompletion, which has no standard partial
+  // results): each $/progress value is the whole suggestion so far; the final reply
+  // carries the complete result as usual.
+  if (inline_kind && !p.partial_result_token.is_null()) {
+    job.on_text = [this, token = p.partial_result_token, cursor](const std::string&, const std::string& so_far) {
+      endpoint_.notify("$/progress", {{"token", token}, {"value", inline_completion_result(so_far, cursor)}});
+    };
+  }
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  job.on_done = [this, shared_reply, uri, version, cursor, inline_kind, t0](Scheduler::JobResult r) {
+    auto total = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+    stats_.record("debounce_ms", r.debounce_ms);
+    if (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kError) {
+      stats_.record("queue_ms", r.queue_ms);
+      stats_.record("engine_ms", r.engine_ms);
+      if (r.timings.first_token_ms > 0) stats_.record("engine_first_token_ms", r.timings.first_token_ms);
+    }
+    if (r.first_text_ms >= 0) stats_.record("first_text_ms", r.first_text_ms);
+    stats_.count(std::string("outcome_") + to_string(r.outcome));
+    switch (r.outcome) {
+      case Scheduler::Outcome::kDone:
+        if (workspace_.version(uri) != version) {
+          stats_.count("content_modified");
+          shared_reply->error({jsonrpc::kContentModified, "content modified: the document changed while the completion ran"});
+          break;
+        }
+        shared_reply->result(make_result(inline_kind, r.text, cursor));
+        stats_.record("total_ms", total());
+        stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);
+        break;
+      case Scheduler::Outcome::kError:
+        log_.error("completion failed: " + r.error);
+        shared_reply->result(empty_result(inline_kind));
+        break;
+      case Scheduler::Outcome::kNoEngine:
+        shared_reply->result(empty_result(inline_kind));
+        break;
+      case Scheduler::Outcome::kCancelled:
+        shared_reply->error({jsonrpc::kRequestCancelled, "request cancelled"});
+        break;
+      case Scheduler::Outcome::kSuperseded:
+        shared_reply->error({jsonrpc::kRequestCancelled, "request cancelled: a newer completion request for the document replaced it"});
+        break;
+      case Scheduler::Outcome::kStale:
+        shared_reply->error({jsonrpc::kContentModified, "content modified: the document changed before the completion started"});
+        break;
+    }
+    trace("completion " + uri + ": " + to_string(r.outcome) + ", " + std::to_string(r.text.size()) + " bytes, debounce " +
+          std::to_string(r.debounce_ms) + " ms, engine " + std::to_string(r.engine_ms) + " ms");
+  };
+  Scheduler::JobId id = scheduler_->submit(std::move(job));
+  shared_reply->on_cancel([this, id] { scheduler_->cancel(id); });
+}
+
+}  // namespace wafer

@@ -1,0 +1,99 @@
+// The LSP protocol layer of the daemon: lifecycle (initialize / initialized / shutdown /
+// exit), capability negotiation (position encoding utf-8 when offered, else utf-16;
+// incremental sync; inline completion and completion providers), settings, model loading
+// with work-done progress, documents, completion requests through the scheduler, and
+// `wafer/stats`. It speaks JSON bodies; framing and I/O are the transport's job, so tests
+// drive it with strings.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <uv.h>
+
+#include "server/jsonrpc.h"
+#include "server/log.h"
+#include "server/options.h"
+#include "server/protocol.h"
+#include "server/scheduler.h"
+#include "server/stats.h"
+#include "server/workspace.h"
+
+namespace wafer {
+
+class LspServer {
+ public:
+  struct Hooks {
+    std::function<void(std::string body)> send;  // one JSON message to the client
+    std::function<void(int exit_code)> exit;     // the daemon should stop with this code
+  };
+
+  LspServer(uv_loop_t* loop, Options options, Hooks hooks, Logger& log);
+  ~LspServer();
+  LspServer(const LspServer&) = delete;
+  LspServer& operator=(const LspServer&) = delete;
+
+  // Input from the transport.
+  void receive(std::string_view body) { endpoint_.receive(body); }
+  void framing_error(const std::string& message) { endpoint_.framing_error(message); }
+  // End of input: exits with 0 after shutdown, else 1 (as for `exit` without shutdown).
+  void input_closed(bool mid_message, const std::string& detail);
+
+  // Stops the scheduler (cancelling jobs) and closes its handles. Idempotent.
+  void close();
+
+  // Test access.
+  Scheduler& scheduler() { return *scheduler_; }
+  const Stats& stats() const { return stats_; }
+  const Options& options() const { return options_; }
+  lsp::PositionEncoding encoding() const { return encoding_; }
+
+ private:
+  enum class Phase { kUninitialized, kInitialized, kShutdown };
+
+  void register_handlers();
+  std::optional<jsonrpc::Error> gate(const jsonrpc::Message& m);
+
+  void on_initialize(const nlohmann::json& params, jsonrpc::Reply reply);
+  void on_initialized();
+  void on_shutdown(jsonrpc::Reply reply);
+  void on_exit();
+  void on_did_change_configuration(const nlohmann::json& params);
+  void on_did_open(const nlohmann::json& params);
+  void on_did_change(const nlohmann::json& params);
+  void on_did_close(const nlohmann::json& params);
+  void on_stats(jsonrpc::Reply reply);
+
+  // lsp_completion.cpp
+  void on_completion(const nlohmann::json& params, jsonrpc::Reply reply, bool inline_kind);
+
+  void load_model();
+  void show_message(lsp::MessageType type, const std::string& message);
+  void log_message(lsp::MessageType type, const std::string& message);
+  void trace(const std::string& message);
+
+  uv_loop_t* loop_;
+  Options options_;
+  Hooks hooks_;
+  Logger& log_;
+  jsonrpc::Endpoint endpoint_;
+  Workspace workspace_;
+  std::unique_ptr<Scheduler> scheduler_;
+  Stats stats_;
+
+  Phase phase_ = Phase::kUninitialized;
+  bool initialize_seen_ = false;
+  bool exited_ = false;
+  lsp::PositionEncoding encoding_ = lsp::PositionEncoding::kUtf16;
+  bool client_progress_ = false;
+  std::string trace_ = "off";
+  int load_generation_ = 0;      // ignores the result of a load superseded by a newer one
+  std::string last_model_error_; // shown once per distinct failure
+  bool model_loading_ = false;   // requests queue behind the load instead of being refused
+  int progress_tokens_ = 0;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace wafer

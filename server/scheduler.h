@@ -1,0 +1,139 @@
+// The scheduler between the LSP loop and the engine: debounces completion requests,
+// cancels stale ones (a newer request for the same document supersedes the older), and
+// runs one engine job at a time on its own engine thread. Results and streamed text come
+// back to the loop thread through a uv_async_t; the loop thread never waits on the
+// engine (only short critical sections on the hand-off queues).
+//
+// Every submitted job ends with exactly one on_done call on the loop thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <uv.h>
+
+#include "engine/engine.h"
+
+namespace wafer {
+
+class Scheduler {
+ public:
+  using JobId = uint64_t;
+
+  enum class Outcome {
+    kDone,        // the engine finished (text may be empty)
+    kError,       // the engine reported an error
+    kCancelled,   // cancel() or close()
+    kSuperseded,  // a newer job for the same key replaced it
+    kStale,       // still_current() said no when the debounce ended
+    kNoEngine,    // no engine is loaded
+  };
+
+  struct JobResult {
+    Outcome outcome = Outcome::kDone;
+    std::string text;
+    std::string error;
+    StopReason stop = StopReason::kEndOfText;
+    Timings timings;          // from the engine
+    double debounce_ms = 0;   // submit -> debounce over
+    double queue_ms = 0;      // debounce over -> engine thread starts it
+    double engine_ms = 0;     // engine thread start -> result back on the loop thread
+    double first_text_ms = -1;  // submit -> first streamed text on the loop thread
+  };
+
+  struct Job {
+    std::string key;      // e.g. the document URI: a newer job with this key supersedes
+    int debounce_ms = 0;  // 0: start as soon as the engine is free
+    CompletionRequest request;  // its cancel flag is set by the scheduler
+    std::function<bool()> still_current;  // optional, checked when the debounce ends
+    std::function<void(const std::string& delta, const std::string& text_so_far)> on_text;
+    std::function<void(JobResult result)> on_done;
+  };
+
+  explicit Scheduler(uv_loop_t* loop);
+  // close() must have been called and the loop run until its handles closed.
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  void set_engine(std::shared_ptr<Engine> engine) { engine_ = std::move(engine); }
+  const std::shared_ptr<Engine>& engine() const { return engine_; }
+
+  JobId submit(Job job);
+  // Cancels a job: at once if it has not started, else when the engine stops (it checks
+  // the flag between tokens). Returns false for an unknown or finished job.
+  bool cancel(JobId id);
+  // Runs fn on the engine thread in turn with jobs (model loading), then `then` on the
+  // loop thread.
+  void run_on_engine_thread(std::function<void()> fn, std::function<void()> then);
+
+  // Cancels everything, joins the engine thread and closes the uv handles.
+  void close();
+  size_t active_jobs() const { return jobs_.size(); }
+  bool engine_busy() const { return busy_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  enum class Phase { kDebounce, kReady, kRunning };
+  struct TimerBox;
+  struct State {
+    JobId id = 0;
+    Job job;
+    Phase phase = Phase::kDebounce;
+    TimerBox* timer = nullptr;
+    std::shared_ptr<std::atomic<bool>> cancel_flag;
+    Outcome cancel_reason = Outcome::kCancelled;
+    bool cancel_requested = false;
+    Clock::time_point submitted, ready_at, started;
+    double first_text_ms = -1;
+    std::string text;
+  };
+  struct Item {  // entry of the ready queue: a job or a plain engine-thread task
+    JobId job = 0;
+    std::function<void()> fn, then;
+  };
+
+  void debounce_over(JobId id);
+  void dispatch_next();
+  void cancel_with(JobId id, Outcome reason);
+  void finish(JobId id, JobResult result);
+  void on_engine_event(JobId id, const CompletionEvent& e);
+  void post(std::function<void()> fn);  // engine thread -> loop thread
+  void drain();
+  void engine_main();
+  void stop_timer(State& s);
+
+  uv_loop_t* loop_;
+  uv_async_t* async_ = nullptr;
+  std::shared_ptr<Engine> engine_;
+  JobId next_id_ = 1;
+  std::map<JobId, std::unique_ptr<State>> jobs_;
+  std::map<std::string, JobId> by_key_;
+  std::deque<Item> ready_;
+  bool busy_ = false;
+  bool closed_ = false;
+
+  // Hand-off to the engine thread (one task at a time).
+  std::mutex task_mu_;
+  std::condition_variable task_cv_;
+  std::function<void()> task_;
+  bool stop_ = false;
+  // Hand-off back to the loop thread.
+  std::mutex out_mu_;
+  std::vector<std::function<void()>> outbox_;
+  std::thread thread_;
+};
+
+const char* to_string(Scheduler::Outcome o);
+
+}  // namespace wafer

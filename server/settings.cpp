@@ -1,0 +1,70 @@
+#include "server/settings.h"
+
+#include <algorithm>
+
+namespace wafer {
+namespace {
+
+using json = nlohmann::json;
+
+Status read_int(const json& s, const char* key, int lo, int hi, int& out) {
+  auto it = s.find(key);
+  if (it == s.end() || it->is_null()) return {};
+  if (!it->is_number_integer() || it->get<int64_t>() < lo || it->get<int64_t>() > hi)
+    return make_error(std::string(key) + ": expected an integer from " + std::to_string(lo) + " to " +
+                      std::to_string(hi) + ", got " + it->dump());
+  out = it->get<int>();
+  return {};
+}
+
+}  // namespace
+
+Status apply_settings(Options& o, const json& settings_in) {
+  if (settings_in.is_null()) return {};
+  if (!settings_in.is_object()) return make_error(std::string("settings: expected an object, got ") + settings_in.type_name());
+  const json* s = &settings_in;
+  if (auto w = settings_in.find("wafer"); w != settings_in.end() && w->is_object()) s = &*w;
+  Options next = o;
+  if (auto it = s->find("model"); it != s->end() && !it->is_null()) {
+    if (!it->is_string()) return make_error(std::string("model: expected a string, got ") + it->type_name());
+    next.model = it->get<std::string>();
+  }
+  for (auto [key, lo, hi, field] : {std::tuple{"threads", 0, 1024, &next.threads},
+                                    std::tuple{"contextLength", 16, 1 << 20, &next.context},
+                                    std::tuple{"debounceMs", 0, 10000, &next.debounce_ms},
+                                    std::tuple{"maxTokens", 1, 4096, &next.max_tokens},
+                                    std::tuple{"prefixLines", 0, 100000, &next.prefix_lines},
+                                    std::tuple{"suffixLines", 0, 100000, &next.suffix_lines},
+                                    std::tuple{"windowBytes", 256, 1 << 24, &next.window_bytes}}) {
+    if (Status st = read_int(*s, key, lo, hi, *field); !st) return st;
+  }
+  if (auto it = s->find("enabledLanguages"); it != s->end() && !it->is_null()) {
+    if (!it->is_array()) return make_error(std::string("enabledLanguages: expected an array of strings, got ") + it->type_name());
+    next.languages.clear();
+    for (size_t i = 0; i < it->size(); ++i) {
+      if (!(*it)[i].is_string())
+        return make_error("enabledLanguages[" + std::to_string(i) + "]: expected a string, got " + (*it)[i].type_name());
+      next.languages.push_back((*it)[i].get<std::string>());
+    }
+  }
+  o = std::move(next);
+  return {};
+}
+
+EngineOptions engine_options(const Options& o) {
+  EngineOptions e;
+  e.model_path = o.model;
+  e.threads = o.threads;
+  e.context_length = o.context;
+  return e;
+}
+
+bool engine_changed(const Options& a, const Options& b) {
+  return a.model != b.model || a.threads != b.threads || a.context != b.context || a.fake_engine != b.fake_engine;
+}
+
+bool language_enabled(const Options& o, std::string_view language_id) {
+  return o.languages.empty() || std::find(o.languages.begin(), o.languages.end(), language_id) != o.languages.end();
+}
+
+}  // namespace wafer
