@@ -105,7 +105,7 @@ void FakeEngine::complete(const CompletionRequest& request, const CompletionCall
     if (hold_) {
       int ticket = ++held_;
       cv_.notify_all();
-      while (releases_ < ticket && !cancelled(request)) cv_.wait_for(lock, std::chrono::milliseconds(1));
+      while (hold_ && releases_ < ticket && !cancelled(request)) cv_.wait_for(lock, std::chrono::milliseconds(1));
     }
   }
   CompletionEvent done;

@@ -123,7 +123,7 @@ void FrameDecoder::parse_headers(std::vector<FrameEvent>& out) {
   if (problem.empty() && !have_length) problem = "missing Content-Length header";
   if (!problem.empty()) {
     out.push_back({FrameEvent::Kind::kError, problem + "; skipping to the next Content-Length"});
-    buf_.erase(0, 1);  // the next Content-Length after this block's start
+    buf_.clear();  // drop the whole block; look for the next Content-Length after it
     state_ = State::kResync;
     return;
   }

@@ -6,7 +6,7 @@
 // Resync rules:
 //  - a header block without a valid Content-Length (missing, not a number, several that
 //    disagree) or with a malformed line is dropped; decoding restarts at the next
-//    "Content-Length:" seen in the input;
+//    "Content-Length:" after the block's blank line;
 //  - a header block longer than kMaxHeaderBytes without its blank line is dropped the same
 //    way;
 //  - a Content-Length above max_body is reported and its body is skipped byte by byte as
