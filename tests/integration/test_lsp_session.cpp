@@ -1,0 +1,243 @@
+// Drives the real `wafer lsp` binary over pipes as an editor does. The engine is the
+// scripted fake engine (--fake-engine, a test-only option): the in-process engine had not
+// landed when these tests were written, so completions here exercise the daemon, not a model.
+#include <catch2/catch.hpp>
+
+#include <regex>
+#include <thread>
+
+#include "tests/support/lsp_client.h"
+
+using namespace wafer::test;
+
+namespace {
+
+const char* kUri = "file:///work/fib.py";
+const char* kText = "def fib(n):\n    if n < 2:\n        return n\n    return \n";
+
+std::string write_script(const TempDir& dir, const json& script) {
+  auto path = dir / "fake.json";
+  write_file(path, script.dump());
+  return path.string();
+}
+
+json open_params(const std::string& text, int version = 1) {
+  return {{"textDocument", {{"uri", kUri}, {"languageId", "python"}, {"version", version}, {"text", text}}}};
+}
+
+json inline_params(int line, int character, int trigger_kind = 2) {
+  return {{"textDocument", {{"uri", kUri}}},
+          {"position", {{"line", line}, {"character", character}}},
+          {"context", {{"triggerKind", trigger_kind}}}};
+}
+
+json insert_change(int version, int line, int character, const std::string& text) {
+  return {{"textDocument", {{"uri", kUri}, {"version", version}}},
+          {"contentChanges", {{{"range", {{"start", {{"line", line}, {"character", character}}},
+                                          {"end", {{"line", line}, {"character", character}}}}},
+                               {"text", text}}}}};
+}
+
+bool is_model_loaded(const json& m) {
+  return m.value("method", "") == "window/logMessage" &&
+         m["params"]["message"].get<std::string>().find("model loaded") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("lsp session: initialize / open / burst of completions / shutdown / exit", "[integration]") {
+  TempDir dir;
+  std::string script = write_script(dir, {{"rules", {{{"prefix_ends_with", "return fib"}, {"text", "(n - 1) + fib(n - 2)"}}}},
+                                          {"text", "None"},
+                                          {"chunk_bytes", 3},
+                                          {"token_ms", 1}});
+  LspClient c({"--fake-engine", script, "--debounce-ms", "30"});
+  json init = c.initialize({{"general", {{"positionEncodings", {"utf-16"}}}}});
+  CHECK(init["result"]["capabilities"]["positionEncoding"] == "utf-16");
+  CHECK(init["result"]["capabilities"]["inlineCompletionProvider"] == true);
+  CHECK(init["result"]["capabilities"]["textDocumentSync"]["change"] == 2);
+  REQUIRE(c.wait_for(is_model_loaded));
+  c.notify("textDocument/didOpen", open_params(kText));
+
+  // Typing "fib" after "return " on line 3, a request after each keystroke.
+  std::vector<int64_t> ids;
+  int version = 1;
+  int col = 11;
+  for (char ch : std::string("fib")) {
+    c.notify("textDocument/didChange", insert_change(++version, 3, col++, std::string(1, ch)));
+    ids.push_back(c.send_request("textDocument/inlineCompletion", inline_params(3, col)));
+  }
+  for (size_t i = 0; i + 1 < ids.size(); ++i) {
+    auto r = c.wait_for_response(ids[i]);
+    REQUIRE(r);
+    CHECK((*r)["error"]["code"] == -32800);  // superseded by the newer request
+  }
+  auto last = c.wait_for_response(ids.back());
+  REQUIRE(last);
+  INFO(last->dump());
+  REQUIRE((*last)["result"]["items"].size() == 1);
+  CHECK((*last)["result"]["items"][0]["insertText"] == "(n - 1) + fib(n - 2)");
+  CHECK((*last)["result"]["items"][0]["range"] == json::parse(R"({"start":{"line":3,"character":14},"end":{"line":3,"character":14}})"));
+
+  json stats = c.request("wafer/stats", nullptr);
+  CHECK(stats["result"]["counts"]["inline_requests"] == 3);
+  CHECK(stats["result"]["counts"]["outcome_superseded"] == 2);
+  CHECK(stats["result"]["counts"]["outcome_done"] == 1);
+  CHECK(stats["result"]["latency_ms"]["debounce_ms"]["count"] == 3);
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
+TEST_CASE("lsp session: invoked requests skip the debounce and $/cancelRequest cancels", "[integration]") {
+  TempDir dir;
+  std::string script = write_script(dir, {{"text", "x"}, {"first_token_ms", 2000}});
+  LspClient c({"--fake-engine", script, "--debounce-ms", "5000"});
+  c.initialize();
+  REQUIRE(c.wait_for(is_model_loaded));
+  c.notify("textDocument/didOpen", open_params(kText));
+  auto t0 = std::chrono::steady_clock::now();
+  int64_t id = c.send_request("textDocument/inlineCompletion", inline_params(3, 11, /*invoked=*/1));
+  // Wait until the job is inside the engine (engine_busy), then cancel it.
+  for (int i = 0; i < 500; ++i) {
+    json s = c.request("wafer/stats", nullptr);
+    if (s["result"]["engine_busy"] == true) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  c.notify("$/cancelRequest", {{"id", id}});
+  auto r = c.wait_for_response(id);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE(r);
+  CHECK((*r)["error"]["code"] == -32800);
+  CHECK(ms < 1500);  // neither the 5 s debounce nor the 2 s first token was waited for
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
+TEST_CASE("lsp session: streaming through $/progress with a partialResultToken", "[integration]") {
+  TempDir dir;
+  std::string script = write_script(dir, {{"text", "abcdefgh"}, {"chunk_bytes", 2}, {"token_ms", 1}});
+  LspClient c({"--fake-engine", script, "--debounce-ms", "0"});
+  c.initialize({{"general", {{"positionEncodings", {"utf-8", "utf-16"}}}}});
+  REQUIRE(c.wait_for(is_model_loaded));
+  c.notify("textDocument/didOpen", open_params(kText));
+  json params = inline_params(3, 11);
+  params["partialResultToken"] = "stream-1";
+  int64_t id = c.send_request("textDocument/inlineCompletion", params);
+  auto r = c.wait_for_response(id);
+  REQUIRE(r);
+  CHECK((*r)["result"]["items"][0]["insertText"] == "abcdefgh");
+  std::vector<std::string> partial;
+  for (const json& m : c.received())
+    if (m.value("method", "") == "$/progress" && m["params"]["token"] == "stream-1")
+      partial.push_back(m["params"]["value"]["items"][0]["insertText"]);
+  CHECK(partial == std::vector<std::string>{"ab", "abcd", "abcdef", "abcdefgh"});
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
+TEST_CASE("lsp session: textDocument/completion fallback returns one item with a textEdit", "[integration]") {
+  TempDir dir;
+  std::string script = write_script(dir, {{"text", "fib(n - 1)\n"}});
+  LspClient c({"--fake-engine", script, "--debounce-ms", "0"});
+  c.initialize();
+  REQUIRE(c.wait_for(is_model_loaded));
+  c.notify("textDocument/didOpen", open_params(kText));
+  json r = c.request("textDocument/completion", inline_params(3, 11, 1));
+  REQUIRE(r["result"]["items"].size() == 1);
+  CHECK(r["result"]["items"][0]["label"] == "fib(n - 1)");
+  CHECK(r["result"]["items"][0]["textEdit"]["newText"] == "fib(n - 1)\n");
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
+TEST_CASE("lsp session: a missing model is one showMessage error and empty completions", "[integration]") {
+  LspClient c({"--model", "/nonexistent/model.gguf"});
+  c.initialize({{"window", {{"workDoneProgress", true}}}});
+  auto create = c.wait_for([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; });
+  REQUIRE(create);
+  c.send({{"jsonrpc", "2.0"}, {"id", (*create)["id"]}, {"result", nullptr}});
+  auto shown = c.wait_for([](const json& m) { return m.value("method", "") == "window/showMessage"; });
+  REQUIRE(shown);
+  CHECK((*shown)["params"]["type"] == 1);
+  CHECK((*shown)["params"]["message"].get<std::string>().find("/nonexistent/model.gguf") != std::string::npos);
+  c.notify("textDocument/didOpen", open_params(kText));
+  for (int i = 0; i < 3; ++i) {
+    json r = c.request("textDocument/inlineCompletion", inline_params(3, 11, 1));
+    CHECK(r["result"]["items"].empty());
+  }
+  int shown_count = 0;
+  for (const json& m : c.received()) shown_count += m.value("method", "") == "window/showMessage";
+  CHECK(shown_count == 1);
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
+TEST_CASE("lsp session: initializationOptions override flags and configuration reloads the model", "[integration]") {
+  TempDir dir;
+  std::string script = write_script(dir, {{"text", "ok"}});
+  LspClient c({"--model", "/nonexistent/flag.gguf", "--debounce-ms", "3000"});
+  c.initialize(json::object(), {{"debounceMs", 0}});
+  auto shown = c.wait_for([](const json& m) { return m.value("method", "") == "window/showMessage"; });
+  REQUIRE(shown);
+  CHECK((*shown)["params"]["message"].get<std::string>().find("flag.gguf") != std::string::npos);
+  // Unknown-typed settings are refused with a warning naming the key.
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"wafer", {{"maxTokens", "many"}}}}}});
+  auto warned = c.wait_for([](const json& m) { return m.value("method", "") == "window/showMessage"; });
+  REQUIRE(warned);
+  CHECK((*warned)["params"]["message"].get<std::string>().find("maxTokens") != std::string::npos);
+  c.notify("textDocument/didOpen", open_params(kText));
+  json r = c.request("textDocument/inlineCompletion", inline_params(3, 11));
+  CHECK(r["result"]["items"].empty());
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
+TEST_CASE("lsp session: exit without shutdown exits 1 and closed stdin ends the daemon", "[integration]") {
+  {
+    LspClient c({});
+    c.initialize();
+    c.send({{"jsonrpc", "2.0"}, {"method", "exit"}});
+    CHECK(c.process().wait(10000) == 1);
+  }
+  {
+    LspClient c({});
+    c.initialize();
+    c.request("shutdown", nullptr);
+    c.process().close_stdin();
+    CHECK(c.process().wait(10000) == 0);
+  }
+}
+
+TEST_CASE("lsp session: loopback TCP with --listen and refusal of remote addresses", "[integration]") {
+  Subprocess refused({wafer_binary().string(), "lsp", "--listen", "0.0.0.0:0"});
+  CHECK(refused.wait(10000) == 1);
+  CHECK(refused.stderr_text().find("--allow-remote") != std::string::npos);
+
+  Subprocess daemon({wafer_binary().string(), "lsp", "--listen", "127.0.0.1:0"});
+  int port = 0;
+  for (int i = 0; i < 1000 && port == 0; ++i) {
+    std::smatch m;
+    std::string err = daemon.stderr_text();
+    if (std::regex_search(err, m, std::regex("listening on 127\\.0\\.0\\.1:(\\d+)"))) port = std::stoi(m[1]);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(port > 0);
+  // Speak LSP over the socket with a tiny blocking client.
+  Subprocess nc({"/usr/bin/python3", "-c",
+                 "import socket,sys\n"
+                 "s=socket.create_connection(('127.0.0.1'," + std::to_string(port) + "))\n"
+                 "def send(b):\n"
+                 "  s.sendall(b'Content-Length: %d\\r\\n\\r\\n' % len(b) + b)\n"
+                 "send(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{}}}')\n"
+                 "send(b'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"shutdown\"}')\n"
+                 "send(b'{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}')\n"
+                 "data=b''\n"
+                 "while True:\n"
+                 "  d=s.recv(65536)\n"
+                 "  if not d: break\n"
+                 "  data+=d\n"
+                 "sys.stdout.write(data.decode())\n"});
+  std::string out;
+  while (auto bytes = nc.read_some(10000)) {
+    if (bytes->empty()) break;
+    out += *bytes;
+  }
+  CHECK(nc.wait(10000) == 0);
+  CHECK(daemon.wait(10000) == 0);
+  CHECK(out.find("\"inlineCompletionProvider\":true") != std::string::npos);
+  CHECK(out.find("\"id\":2,\"jsonrpc\":\"2.0\",\"result\":null") != std::string::npos);
+}

@@ -1,0 +1,216 @@
+#include "tests/support/lsp_client.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+namespace wafer::test {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int remaining_ms(Clock::time_point deadline) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return ms > 0 ? static_cast<int>(ms) : 0;
+}
+
+}  // namespace
+
+Subprocess::Subprocess(const std::vector<std::string>& argv) {
+  int in_pipe[2], out_pipe[2];
+  if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  std::string err_path = (dir_ / "stderr").string();
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    dup2(in_pipe[0], 0);
+    dup2(out_pipe[1], 1);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err >= 0) dup2(err, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  in_ = in_pipe[1];
+  out_ = out_pipe[0];
+  signal(SIGPIPE, SIG_IGN);
+}
+
+Subprocess::~Subprocess() {
+  if (!exited_ && pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  if (in_ >= 0) close(in_);
+  if (out_ >= 0) close(out_);
+}
+
+bool Subprocess::write(std::string_view bytes) {
+  while (!bytes.empty()) {
+    if (in_ < 0) return false;
+    ssize_t n = ::write(in_, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+void Subprocess::close_stdin() {
+  if (in_ >= 0) close(in_);
+  in_ = -1;
+}
+
+std::optional<std::string> Subprocess::read_some(int timeout_ms) {
+  pollfd p{out_, POLLIN, 0};
+  int rc = poll(&p, 1, timeout_ms);
+  if (rc <= 0) return std::string();
+  char buf[65536];
+  ssize_t n = read(out_, buf, sizeof buf);
+  if (n <= 0) return std::nullopt;
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+int Subprocess::wait(int timeout_ms) {
+  if (exited_) return status_;
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  int raw = 0;
+  for (;;) {
+    pid_t r = waitpid(pid_, &raw, WNOHANG);
+    if (r == pid_) break;
+    if (Clock::now() > deadline) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &raw, 0);
+      exited_ = true;
+      status_ = -1;
+      return status_;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  exited_ = true;
+  status_ = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return status_;
+}
+
+std::string Subprocess::stderr_text() const {
+  try {
+    return read_file(dir_ / "stderr");
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+LspClient::LspClient(const std::vector<std::string>& args) : proc_([&] {
+  std::vector<std::string> argv{wafer_binary().string(), "lsp"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}()) {}
+
+void LspClient::send(const json& message) {
+  std::string body = message.dump();
+  proc_.write("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+}
+
+void LspClient::notify(const std::string& method, json params) {
+  send({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+}
+
+int64_t LspClient::send_request(const std::string& method, json params) {
+  int64_t id = next_id_++;
+  json m = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) m["params"] = std::move(params);
+  send(m);
+  return id;
+}
+
+json LspClient::request(const std::string& method, json params, int timeout_ms) {
+  int64_t id = send_request(method, std::move(params));
+  std::optional<json> r = wait_for_response(id, timeout_ms);
+  if (!r) throw std::runtime_error("no response to " + method);
+  return *r;
+}
+
+std::optional<json> LspClient::next(int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    // A complete frame in the buffer?
+    size_t end = buffer_.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      size_t cl = buffer_.find("Content-Length: ");
+      if (cl == std::string::npos || cl > end) throw std::runtime_error("bad frame from server: " + buffer_.substr(0, end));
+      size_t n = std::stoul(buffer_.substr(cl + 16, end - cl - 16));
+      if (buffer_.size() >= end + 4 + n) {
+        json m = json::parse(buffer_.substr(end + 4, n));
+        buffer_.erase(0, end + 4 + n);
+        received_.push_back(m);
+        return m;
+      }
+    }
+    int left = remaining_ms(deadline);
+    if (left == 0) return std::nullopt;
+    std::optional<std::string> bytes = proc_.read_some(left);
+    if (!bytes) return std::nullopt;
+    buffer_ += *bytes;
+  }
+}
+
+std::optional<json> LspClient::wait_for(const std::function<bool(const json&)>& pred, int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    std::optional<json> m = next(remaining_ms(deadline));
+    if (!m) return std::nullopt;
+    if (pred(*m)) return m;
+  }
+}
+
+std::optional<json> LspClient::wait_for_response(int64_t id, int timeout_ms) {
+  return wait_for([id](const json& m) { return !m.contains("method") && m.value("id", json()) == id; }, timeout_ms);
+}
+
+json LspClient::initialize(json capabilities, json initialization_options) {
+  json params = {{"processId", nullptr}, {"capabilities", std::move(capabilities)}};
+  if (!initialization_options.is_null()) params["initializationOptions"] = std::move(initialization_options);
+  json r = request("initialize", params);
+  notify("initialized", json::object());
+  return r;
+}
+
+int LspClient::shutdown_and_exit(int timeout_ms) {
+  request("shutdown", nullptr, timeout_ms);
+  send({{"jsonrpc", "2.0"}, {"method", "exit"}});
+  return proc_.wait(timeout_ms);
+}
+
+bool json_matches(const json& expected, const json& actual) {
+  if (expected.is_object()) {
+    if (!actual.is_object()) return false;
+    for (auto it = expected.begin(); it != expected.end(); ++it) {
+      auto a = actual.find(it.key());
+      if (a == actual.end() || !json_matches(it.value(), *a)) return false;
+    }
+    return true;
+  }
+  if (expected.is_array()) {
+    if (!actual.is_array() || actual.size() != expected.size()) return false;
+    for (size_t i = 0; i < expected.size(); ++i)
+      if (!json_matches(expected[i], actual[i])) return false;
+    return true;
+  }
+  return expected == actual;
+}
+
+}  // namespace wafer::test
