@@ -1,5 +1,6 @@
 // LspServer's completion requests: textDocument/inlineCompletion and the
 // textDocument/completion fallback, from the cursor to a scheduled engine job and back.
+#include <algorithm>
 #include <chrono>
 
 #include "server/completion.h"
@@ -49,7 +50,14 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   int64_t version = view->snapshot->version;
   Scheduler::Job job;
   job.key = uri;
-  job.debounce_ms = p.trigger_kind == lsp::kTriggerInvoked ? 0 : options_.debounce_ms;
+  job.debounce_ms = 0;
+  if (p.trigger_kind != lsp::kTriggerInvoked) {
+    // Debounce from the last keystroke, not from the request.
+    double since_edit = 1e9;
+    if (auto e = last_edit_.find(uri); e != last_edit_.end())
+      since_edit = std::chrono::duration<double, std::milli>(t0 - e->second).count();
+    job.debounce_ms = std::max(0, options_.debounce_ms - static_cast<int>(since_edit));
+  }
   job.request = build_fim_request(*view->snapshot, *offset, fim_window(options_));
   job.request.max_tokens = options_.max_tokens;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };

@@ -135,6 +135,7 @@ void LspServer::on_did_change_configuration(const json& params) {
 void LspServer::on_did_open(const json& params) {
   auto p = lsp::parse_params<lsp::DidOpenTextDocumentParams>(params);
   workspace_.open(p.text_document);
+  last_edit_[p.text_document.uri] = std::chrono::steady_clock::now();
   stats_.count("documents_opened");
 }
 
@@ -148,11 +149,13 @@ void LspServer::on_did_change(const json& params) {
     return;
   }
   stats_.count("changes");
+  last_edit_[p.text_document.uri] = t0;
   stats_.record("did_change_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 void LspServer::on_did_close(const json& params) {
   auto p = lsp::parse_params<lsp::DidCloseTextDocumentParams>(params);
+  last_edit_.erase(p.text_document.uri);
   if (!workspace_.close(p.text_document.uri)) log_.warn("didClose for a document that is not open: " + p.text_document.uri);
 }
 

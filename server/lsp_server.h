@@ -6,7 +6,9 @@
 // drive it with strings.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -94,6 +96,9 @@ class LspServer {
   bool model_loading_ = false;   // requests queue behind the load instead of being refused
   int progress_tokens_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  // Time of the last edit per document: the debounce counts from the last keystroke, so a
+  // client that waited before asking does not wait twice.
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> last_edit_;
 };
 
 }  // namespace wafer
