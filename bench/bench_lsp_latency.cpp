@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   int n = argc > 1 ? std::atoi(argv[1]) : 200;
   int debounce = argc > 2 ? std::atoi(argv[2]) : 20;
   TempDir dir;
-  write_file(dir / "fake.json", R"({"text": "return fib(n - 1) + fib(n - 2)", "chunk_bytes": 4})");
+  write_file(dir / "fake.json", R"js({"text": "return fib(n - 1) + fib(n - 2)", "chunk_bytes": 4})js");
   LspClient c({"--fake-engine", (dir / "fake.json").string(), "--debounce-ms", std::to_string(debounce)});
   c.initialize();
   c.wait_for([](const json& m) { return m.value("method", "") == "window/logMessage"; });
