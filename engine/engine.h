@@ -24,6 +24,9 @@ struct EngineOptions {
   int threads = 0;           // 0: one per physical core
   int context_length = 4096; // KV cache size in tokens (clamped to the model's own)
   int max_sessions = 4;      // KV caches kept (one per document), LRU-evicted
+  int64_t max_cache_mb = 0;  // memory cap for all KV caches together (0: none); fewer sessions then
+  int prefill_chunk = 64;    // prompt tokens per forward step: bounds the cancellation latency
+  int max_draft = 8;         // prompt-lookup speculative decoding draft length (0: off; greedy only)
 };
 
 // What the model is and what it can do, for the server's prompt building and status.

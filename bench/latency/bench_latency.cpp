@@ -1,0 +1,325 @@
+// Per-keystroke latency of the in-process engine (issue 6).
+//
+//   bench_latency [--model FILE] [--file SOURCE] [--chars N] [--threads N] [--predict N]
+//                 [--prompt-tokens N] [--suffix-tokens N] [--no-speculation]
+//                 [--spec-tokens N] [--skip-replay] [--skip-spec] [--skip-cancel] [--json]
+//
+// Without --model, a Qwen2.5-Coder-0.5B-shaped synthetic Q8_0 model (byte-level FIM
+// vocabulary padded to 151,936 entries, tied output) is written to the temp directory once.
+//
+// 1. Typing replay: N characters of SOURCE (default /usr/lib/python3.11/textwrap.py) are
+//    removed at the cursor (the middle of the file) and typed back one at a time, one FIM
+//    request per character; the prompt is ~prompt-tokens long with the suffix cut to
+//    suffix-tokens. The prefix window's start stays put while typing, as an editor's
+//    context builder must keep it for the cache to help. Reports median/p90 of tokens
+//    prefilled, time to first token and total time per request (the first, cold request
+//    is reported separately).
+// 2. Speculation: a prompt whose continuation repeats earlier text, greedy, with and
+//    without prompt-lookup drafts: tokens/s, acceptance, identical output checked.
+// 3. Cancellation latency: flag set from another thread during prefill and during decode,
+//    time until complete() returns.
+//
+// --json prints one JSON object instead of the readable summary.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/engine_local.h"
+#include "engine/synthetic_model.h"
+
+using namespace wafer;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string model, file = "/usr/lib/python3.11/textwrap.py";
+  int chars = 200, threads = 2, predict = 16, prompt_tokens = 1500, suffix_tokens = 64, spec_tokens = 64;
+  bool speculation = true, replay = true, spec = true, cancel = true, json = false;
+};
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double at = p * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(at);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+CompletionEvent run(Engine& e, const CompletionRequest& r) {
+  CompletionEvent last;
+  e.complete(r, [&](const CompletionEvent& ev) {
+    if (ev.kind != CompletionEvent::Kind::kText) last = ev;
+  });
+  return last;
+}
+
+std::string default_model() {
+  const auto path = std::filesystem::temp_directory_path() / "wafer-latency-0.5b-q8_0.gguf";
+  if (std::filesystem::exists(path)) return path.string();
+  SyntheticModelSpec spec;
+  spec.architecture = "qwen2";
+  spec.name = "synthetic-qwen2.5-coder-0.5b-shape";
+  spec.n_embd = 896;
+  spec.n_layer = 24;
+  spec.n_head = 14;
+  spec.n_head_kv = 2;
+  spec.n_ff = 4864;
+  spec.n_vocab = 151936;
+  spec.context_length = 32768;
+  spec.rope_freq_base = 1e6f;
+  spec.norm_eps = 1e-6f;
+  spec.weight_type = spec.embd_type = TensorType::Q8_0;
+  spec.tied_output = true;
+  const auto tmp = path.string() + ".part";
+  if (Status s = write_synthetic_model(spec, tmp); !s) {
+    std::fprintf(stderr, "bench_latency: %s\n", s.error().message.c_str());
+    std::exit(1);
+  }
+  std::filesystem::rename(tmp, path);
+  return path.string();
+}
+
+// The longest tail of `text` starting at a line start with at most `budget` tokens.
+size_t window_start(const Tokenizer& tok, const std::string& text, size_t budget) {
+  size_t start = text.size();
+  for (;;) {
+    if (start == 0) return 0;
+    size_t prev = text.rfind('\n', start >= 2 ? start - 2 : 0);
+    prev = prev == std::string::npos ? 0 : prev + 1;
+    if (tok.encode(std::string_view(text).substr(prev)).size() > budget) return start;
+    start = prev;
+  }
+}
+
+struct Replay {
+  int requests = 0;
+  double prefilled_p50 = 0, prefilled_p90 = 0, ttft_p50 = 0, ttft_p90 = 0, total_p50 = 0, total_p90 = 0;
+  double generated_p50 = 0, prompt_p50 = 0, cold_total_ms = 0, cold_prefilled = 0;
+};
+
+Replay typing_replay(LocalEngine& e, const Options& o) {
+  std::ifstream in(o.file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string source = ss.str();
+  if (source.size() < static_cast<size_t>(4 * o.chars)) {
+    std::fprintf(stderr, "bench_latency: %s is too small\n", o.file.c_str());
+    std::exit(1);
+  }
+  const Tokenizer& tok = e.tokenizer();
+  size_t cursor = source.size() / 2;
+  cursor = source.find('\n', cursor) + 1;  // the cursor starts on a fresh line
+  const std::string typed = source.substr(cursor, static_cast<size_t>(o.chars));
+  const std::string after = source.substr(cursor + typed.size());
+  // Suffix: its first suffix-tokens tokens, fixed while typing (text after the cursor).
+  auto suffix_ids = tok.encode(after);
+  suffix_ids.resize(std::min(suffix_ids.size(), static_cast<size_t>(o.suffix_tokens)));
+  const std::string suffix = tok.decode(suffix_ids);
+  const std::string before = source.substr(0, cursor);
+  const size_t prefix_budget = static_cast<size_t>(std::max(16, o.prompt_tokens - o.suffix_tokens - 3));
+  const size_t start = window_start(tok, before, prefix_budget);
+
+  Replay r;
+  std::vector<double> prefilled, ttft, total, generated, prompt;
+  for (int i = 0; i <= o.chars; ++i) {
+    CompletionRequest req;
+    req.session_key = o.file;
+    req.prefix = source.substr(start, cursor - start) + typed.substr(0, static_cast<size_t>(i));
+    req.suffix = suffix;
+    req.max_tokens = o.predict;
+    const CompletionEvent done = run(e, req);
+    if (done.kind == CompletionEvent::Kind::kError) {
+      std::fprintf(stderr, "bench_latency: %s\n", done.error.c_str());
+      std::exit(1);
+    }
+    const Timings& t = done.timings;
+    if (i == 0) {  // the cold request fills the cache: reported on its own
+      r.cold_total_ms = t.total_ms;
+      r.cold_prefilled = t.tokens_prefilled;
+      continue;
+    }
+    prefilled.push_back(t.tokens_prefilled);
+    ttft.push_back(t.first_token_ms);
+    total.push_back(t.total_ms);
+    generated.push_back(t.tokens_generated);
+    prompt.push_back(t.tokens_reused + t.tokens_prefilled);
+    if (!o.json)
+      std::fprintf(stderr, "\r  request %d/%d: prefilled %d, ttft %.0f ms, total %.0f ms   ", i, o.chars,
+                   t.tokens_prefilled, t.first_token_ms, t.total_ms);
+  }
+  if (!o.json) std::fprintf(stderr, "\n");
+  r.requests = static_cast<int>(total.size());
+  r.prefilled_p50 = percentile(prefilled, 0.5);
+  r.prefilled_p90 = percentile(prefilled, 0.9);
+  r.ttft_p50 = percentile(ttft, 0.5);
+  r.ttft_p90 = percentile(ttft, 0.9);
+  r.total_p50 = percentile(total, 0.5);
+  r.total_p90 = percentile(total, 0.9);
+  r.generated_p50 = percentile(generated, 0.5);
+  r.prompt_p50 = percentile(prompt, 0.5);
+  return r;
+}
+
+struct Spec {
+  double plain_tps = 0, spec_tps = 0, acceptance = 0;
+  int tokens = 0, proposed = 0, accepted = 0;
+  bool identical = false;
+};
+
+Spec speculation(LocalEngine& e, const Options& o) {
+  // Repetitive code: the second copy of a block is being completed.
+  std::string block;
+  for (int i = 0; i < 6; ++i)
+    block += "    self.field_" + std::to_string(i) + " = kwargs.get('field_" + std::to_string(i) + "', None)\n";
+  CompletionRequest req;
+  req.prefix = "class A:\n  def __init__(self, **kwargs):\n" + block + "\nclass B:\n  def __init__(self, **kwargs):\n";
+  req.suffix = "\n";
+  req.max_tokens = o.spec_tokens;
+  Spec s;
+  e.set_max_draft(0);
+  req.session_key = "spec-plain";
+  run(e, req);  // warm: prefill, then decode from the same cache state twice
+  const CompletionEvent plain = run(e, req);
+  e.set_max_draft(8);
+  req.session_key = "spec-draft";
+  run(e, req);
+  const CompletionEvent drafted = run(e, req);
+  if (!o.speculation) e.set_max_draft(0);
+  s.tokens = plain.timings.tokens_generated;
+  s.plain_tps = 1000.0 * plain.timings.tokens_generated / std::max(1e-3, plain.timings.decode_ms);
+  s.spec_tps = 1000.0 * drafted.timings.tokens_generated / std::max(1e-3, drafted.timings.decode_ms);
+  s.proposed = drafted.timings.drafts_proposed;
+  s.accepted = drafted.timings.drafts_accepted;
+  s.acceptance = s.proposed ? static_cast<double>(s.accepted) / s.proposed : 0;
+  s.identical = plain.text == drafted.text && plain.timings.tokens_generated == drafted.timings.tokens_generated;
+  return s;
+}
+
+// Time from setting the cancel flag (after `delay_ms`) to complete() returning.
+double cancel_latency(LocalEngine& e, const std::string& prefix, double delay_ms, const std::string& key) {
+  CompletionRequest req;
+  req.session_key = key;
+  req.prefix = prefix;
+  req.max_tokens = 100000;
+  req.cancel = std::make_shared<std::atomic<bool>>(false);
+  Clock::time_point set_at{};
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(delay_ms));
+    set_at = Clock::now();
+    req.cancel->store(true);
+  });
+  run(e, req);
+  const auto returned = Clock::now();
+  t.join();
+  return ms_between(set_at, returned);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_latency: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--model") o.model = value();
+    else if (a == "--file") o.file = value();
+    else if (a == "--chars") o.chars = std::atoi(value().c_str());
+    else if (a == "--threads") o.threads = std::atoi(value().c_str());
+    else if (a == "--predict") o.predict = std::atoi(value().c_str());
+    else if (a == "--prompt-tokens") o.prompt_tokens = std::atoi(value().c_str());
+    else if (a == "--suffix-tokens") o.suffix_tokens = std::atoi(value().c_str());
+    else if (a == "--spec-tokens") o.spec_tokens = std::atoi(value().c_str());
+    else if (a == "--no-speculation") o.speculation = false;
+    else if (a == "--skip-replay") o.replay = false;
+    else if (a == "--skip-spec") o.spec = false;
+    else if (a == "--skip-cancel") o.cancel = false;
+    else if (a == "--json") o.json = true;
+    else {
+      std::fprintf(stderr, "bench_latency: unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (o.model.empty()) o.model = default_model();
+  EngineOptions eo;
+  eo.model_path = o.model;
+  eo.threads = o.threads;
+  eo.context_length = 4096;
+  eo.max_draft = o.speculation ? 8 : 0;
+  auto loaded = LocalEngine::load(eo);
+  if (!loaded) {
+    std::fprintf(stderr, "bench_latency: %s\n", loaded.error().message.c_str());
+    return 1;
+  }
+  LocalEngine& e = **loaded;
+
+  Replay r;
+  if (o.replay) r = typing_replay(e, o);
+  Spec s;
+  if (o.spec) s = speculation(e, o);
+  double cancel_prefill = 0, cancel_decode = 0;
+  if (o.cancel) {
+    std::string long_prefix;
+    for (int i = 0; long_prefix.size() < 3000; ++i) long_prefix += "x_" + std::to_string(i) + " = f(" + std::to_string(i) + ")\n";
+    cancel_prefill = cancel_latency(e, long_prefix, 200, "cancel-prefill");
+    run(e, [&] {  // fill the cache so the next request is all decode
+      CompletionRequest warm;
+      warm.session_key = "cancel-decode";
+      warm.prefix = "def f():\n";
+      warm.max_tokens = 1;
+      return warm;
+    }());
+    cancel_decode = cancel_latency(e, "def f():\n", 500, "cancel-decode");
+  }
+
+  if (o.json) {
+    std::printf(
+        "{\"model\":\"%s\",\"threads\":%d,\"requests\":%d,\"prompt_tokens_p50\":%.0f,\"prefilled_tokens_p50\":%.1f,"
+        "\"prefilled_tokens_p90\":%.1f,\"ttft_ms_p50\":%.1f,\"ttft_ms_p90\":%.1f,\"total_ms_p50\":%.1f,"
+        "\"total_ms_p90\":%.1f,\"generated_tokens_p50\":%.1f,\"cold_prefilled_tokens\":%.0f,\"cold_total_ms\":%.1f,"
+        "\"spec_plain_tokens_per_s\":%.2f,\"spec_tokens_per_s\":%.2f,\"spec_acceptance\":%.3f,"
+        "\"spec_identical\":%s,\"cancel_prefill_ms\":%.1f,\"cancel_decode_ms\":%.1f}\n",
+        e.info().name.c_str(), o.threads, r.requests, r.prompt_p50, r.prefilled_p50, r.prefilled_p90, r.ttft_p50,
+        r.ttft_p90, r.total_p50, r.total_p90, r.generated_p50, r.cold_prefilled, r.cold_total_ms, s.plain_tps,
+        s.spec_tps, s.acceptance, s.identical ? "true" : "false", cancel_prefill, cancel_decode);
+    return s.identical || !o.spec ? 0 : 1;
+  }
+  std::printf("model %s, %d threads\n", e.info().name.c_str(), o.threads);
+  if (o.replay) {
+    std::printf("typing replay: %d requests (%s), prompt ~%.0f tokens, %d predicted\n", r.requests, o.file.c_str(),
+                r.prompt_p50, o.predict);
+    std::printf("  cold first request: %.0f tokens prefilled, %.0f ms\n", r.cold_prefilled, r.cold_total_ms);
+    std::printf("  prefilled tokens  p50 %.1f  p90 %.1f\n", r.prefilled_p50, r.prefilled_p90);
+    std::printf("  first token ms    p50 %.1f  p90 %.1f\n", r.ttft_p50, r.ttft_p90);
+    std::printf("  total ms          p50 %.1f  p90 %.1f  (generated tokens p50 %.0f)\n", r.total_p50, r.total_p90,
+                r.generated_p50);
+  }
+  if (o.spec)
+    std::printf("speculation (repetitive code, greedy, %d tokens): %.2f tok/s plain, %.2f tok/s drafted (x%.2f), "
+                "%d/%d drafts accepted (%.0f%%), output %s\n",
+                s.tokens, s.plain_tps, s.spec_tps, s.spec_tps / std::max(1e-9, s.plain_tps), s.accepted, s.proposed,
+                100 * s.acceptance, s.identical ? "identical" : "DIFFERENT");
+  if (o.cancel)
+    std::printf("cancellation latency: %.1f ms during prefill, %.1f ms during decode\n", cancel_prefill, cancel_decode);
+  return s.identical || !o.spec ? 0 : 1;
+}

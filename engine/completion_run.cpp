@@ -1,0 +1,225 @@
+#include "engine/completion_run.h"
+
+#include <algorithm>
+#include <span>
+#include <string>
+
+#include "engine/completion_text.h"
+#include "engine/sampler.h"
+
+namespace wafer {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+class Run {
+ public:
+  Run(RunContext& ctx, const CompletionRequest& request, const CompletionCallback& on_event)
+      : ctx_(ctx),
+        s_(*ctx.session),
+        req_(request),
+        on_event_(on_event),
+        decoder_(*ctx.tokenizer),
+        text_(request.stop) {}
+
+  void run(const std::vector<TokenId>& prompt) {
+    if (prompt.empty()) return fail("empty prompt");
+    if (prompt.size() > static_cast<size_t>(s_.context_size()))
+      return fail("the prompt of " + std::to_string(prompt.size()) + " tokens does not fit the context of " +
+                  std::to_string(s_.context_size()) + " tokens");
+    StopReason why = StopReason::kMaxTokens;
+    if (!prefill(prompt, why)) return;
+    if (why == StopReason::kCancelled || why == StopReason::kBudget) return done(why);
+    if (req_.max_tokens <= 0) return done(StopReason::kMaxTokens);
+    decode(prompt);
+  }
+
+ private:
+  bool cancelled() const { return req_.cancel && req_.cancel->load(std::memory_order_relaxed); }
+
+  // Fills the cache with the prompt; false after an error (already reported). Sets `why`
+  // when cancellation or the budget cut the prefill short.
+  bool prefill(const std::vector<TokenId>& prompt, StopReason& why) {
+    const auto t0 = Clock::now();
+    const std::vector<int32_t>& cached = s_.tokens();
+    size_t common = 0;
+    while (common < cached.size() && common < prompt.size() && cached[common] == prompt[common]) ++common;
+    common = std::min(common, prompt.size() - 1);  // the last token is run for fresh logits
+    s_.truncate(static_cast<int>(common));
+    ctx_.timings.tokens_reused = static_cast<int>(common);
+    const size_t chunk = static_cast<size_t>(std::max(1, ctx_.settings.prefill_chunk));
+    for (size_t pos = common; pos < prompt.size(); pos += chunk) {
+      const double spent = ms_between(t0, Clock::now());
+      if (cancelled()) why = StopReason::kCancelled;
+      // The budget is checked after progress, so that a tight budget still fills the cache
+      // a chunk per request and later requests reuse it.
+      else if (req_.max_prefill_ms > 0 && pos > common && spent > req_.max_prefill_ms) why = StopReason::kBudget;
+      if (why != StopReason::kMaxTokens) break;
+      const size_t n = std::min(chunk, prompt.size() - pos);
+      const bool last = pos + n == prompt.size();
+      Status st = s_.eval(std::span<const int32_t>(prompt.data() + pos, n), last ? LogitsFor::kLast : LogitsFor::kNone);
+      if (!st) {
+        ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
+        fail(st.error().message);
+        return false;
+      }
+      ctx_.timings.tokens_prefilled += static_cast<int>(n);
+    }
+    ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
+    return true;
+  }
+
+  bool end_of_generation(TokenId t) const {
+    const auto& eog = ctx_.fim->end_of_generation;
+    return ctx_.tokenizer->is_eog(t) || ctx_.tokenizer->is_control(t) || std::binary_search(eog.begin(), eog.end(), t);
+  }
+
+  // Hands one generated token to the caller; false when generation must stop (sets stop_).
+  bool emit(TokenId t) {
+    if (generated_++ == 0) ctx_.timings.first_token_ms = ms_between(ctx_.start, Clock::now());
+    send_text(text_.push(decoder_.push(t)));
+    if (text_.stopped()) return stop(StopReason::kStopString);
+    if (req_.should_stop && req_.should_stop(text_.text())) return stop(StopReason::kStopCallback);
+    if (generated_ >= req_.max_tokens) return stop(StopReason::kMaxTokens);
+    return true;
+  }
+
+  bool stop(StopReason why) {
+    stop_ = why;
+    return false;
+  }
+
+  void send_text(std::string delta) {
+    if (delta.empty()) return;
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::kText;
+    e.text = std::move(delta);
+    on_event_(e);
+  }
+
+  void decode(const std::vector<TokenId>& prompt) {
+    const auto t0 = Clock::now();
+    const size_t row_size = ctx_.n_vocab;
+    SamplerParams sp;
+    sp.temperature = req_.temperature;
+    sp.seed = req_.seed;
+    Sampler sampler(sp);
+    const bool speculate = req_.temperature <= 0 && ctx_.settings.draft.max_draft > 0;
+    PromptLookup drafter(ctx_.settings.draft);
+    std::vector<int32_t> history = prompt;  // what drafts are looked up in
+    size_t row = 0;                         // which logits row predicts the next token
+    for (;;) {
+      const TokenId token = sampler.sample(std::span<const float>(s_.logits().data() + row * row_size, row_size));
+      if (end_of_generation(token)) {
+        stop_ = StopReason::kEndOfText;
+        break;
+      }
+      sampler.accept(token);
+      history.push_back(token);
+      if (!emit(token)) break;
+      if (cancelled()) {
+        stop_ = StopReason::kCancelled;
+        break;
+      }
+      if (req_.max_decode_ms > 0 && ms_between(t0, Clock::now()) > req_.max_decode_ms) {
+        stop_ = StopReason::kBudget;
+        break;
+      }
+      const int room = s_.context_size() - static_cast<int>(s_.tokens().size());
+      if (room <= 0) {
+        stop_ = StopReason::kBudget;  // the context is full
+        break;
+      }
+      std::vector<int32_t> batch{token};
+      if (speculate) {
+        std::vector<int32_t> d = drafter.propose(history, std::min(req_.max_tokens - generated_, room - 1));
+        batch.insert(batch.end(), d.begin(), d.end());
+      }
+      const int before = static_cast<int>(s_.tokens().size());
+      Status st = s_.eval(batch, batch.size() > 1 ? LogitsFor::kAll : LogitsFor::kLast);
+      if (!st) {
+        ctx_.timings.decode_ms = ms_between(t0, Clock::now());
+        return fail(st.error().message);
+      }
+      row = 0;
+      if (batch.size() == 1) continue;
+      // Verify: draft i stands if the model, after batch[0..i], predicts it.
+      const int proposed = static_cast<int>(batch.size()) - 1;
+      int accepted = 0;
+      bool finished = false;
+      for (int i = 0; i < proposed && !finished; ++i) {
+        const TokenId predicted =
+            sampler.sample(std::span<const float>(s_.logits().data() + static_cast<size_t>(i) * row_size, row_size));
+        if (predicted != batch[static_cast<size_t>(i) + 1]) break;
+        ++accepted;
+        if (end_of_generation(predicted)) {
+          stop_ = StopReason::kEndOfText;
+          finished = true;
+          break;
+        }
+        sampler.accept(predicted);
+        history.push_back(predicted);
+        finished = !emit(predicted);
+      }
+      ctx_.timings.drafts_proposed += proposed;
+      ctx_.timings.drafts_accepted += accepted;
+      drafter.record(proposed, accepted);
+      s_.truncate(before + 1 + accepted);  // rejected drafts leave the cache
+      row = static_cast<size_t>(accepted);
+      if (finished) break;
+    }
+    ctx_.timings.decode_ms = ms_between(t0, Clock::now());
+    done(stop_);
+  }
+
+  void finish_timings() {
+    ctx_.timings.tokens_generated = generated_;
+    ctx_.timings.total_ms = ms_between(ctx_.start, Clock::now());
+  }
+
+  void done(StopReason why) {
+    send_text(text_.push(decoder_.finish()));
+    send_text(text_.finish());
+    finish_timings();
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::kDone;
+    e.stop = why;
+    e.text = text_.text();
+    e.timings = ctx_.timings;
+    e.timings.cancelled = why == StopReason::kCancelled;
+    on_event_(e);
+  }
+
+  void fail(const std::string& message) {
+    finish_timings();
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::kError;
+    e.stop = StopReason::kError;
+    e.error = message;
+    e.timings = ctx_.timings;
+    on_event_(e);
+  }
+
+  RunContext& ctx_;
+  Session& s_;
+  const CompletionRequest& req_;
+  const CompletionCallback& on_event_;
+  StreamDecoder decoder_;
+  CompletionText text_;
+  int generated_ = 0;
+  StopReason stop_ = StopReason::kMaxTokens;
+};
+
+}  // namespace
+
+void run_completion(RunContext& ctx, const CompletionRequest& request, const std::vector<TokenId>& prompt,
+                    const CompletionCallback& on_event) {
+  Run(ctx, request, on_event).run(prompt);
+}
+
+}  // namespace wafer

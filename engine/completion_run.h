@@ -1,0 +1,38 @@
+// One completion request on one session, after the prompt is tokenized: prefill the part
+// of the prompt the session's cache does not already hold (in chunks, checking the cancel
+// flag and the prefill budget between chunks), then decode -- greedy with prompt-lookup
+// speculation, or sampled -- streaming whole-character text deltas until a stop condition,
+// and finish with exactly one kDone or kError event carrying the timings.
+#pragma once
+
+#include <chrono>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/fim_tokens.h"
+#include "engine/session.h"
+#include "engine/speculative.h"
+#include "engine/tokenizer.h"
+
+namespace wafer {
+
+struct RunSettings {
+  int prefill_chunk = 64;  // tokens per prefill step: bounds the cancellation latency
+  DraftParams draft;       // max_draft 0: no speculation
+};
+
+struct RunContext {
+  Session* session = nullptr;
+  const Tokenizer* tokenizer = nullptr;
+  const FimTokens* fim = nullptr;
+  size_t n_vocab = 0;  // the model's logits row length
+  RunSettings settings;
+  std::chrono::steady_clock::time_point start;  // when complete() was called
+  Timings timings;                               // queue and tokenize already filled in
+};
+
+// Runs the request; always ends with exactly one kDone or kError event.
+void run_completion(RunContext& ctx, const CompletionRequest& request, const std::vector<TokenId>& prompt,
+                    const CompletionCallback& on_event);
+
+}  // namespace wafer

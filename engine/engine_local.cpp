@@ -1,0 +1,102 @@
+#include "engine/engine_local.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "engine/completion_run.h"
+#include "engine/fim_template.h"
+#include "engine/kv_cache.h"
+#include "engine/model_config.h"
+#include "engine/tokenizer_gguf.h"
+
+namespace wafer {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& options) {
+  const std::string& path = options.model_path;
+  if (path.empty()) return make_error("no model file given");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return make_error("cannot load '" + path + "': no such file");
+  auto model = Model::load(path);
+  if (!model) return make_error("cannot load " + model.error().message);
+  auto tokenizer = tokenizer_from_gguf((*model)->file());
+  if (!tokenizer) return make_error("cannot load '" + path + "': " + tokenizer.error().message);
+  auto fim = find_fim_tokens(*tokenizer);
+  if (!fim)
+    return make_error("'" + path + "' cannot fill in the middle (inline completion needs a code model with FIM tokens): " +
+                      fim.error().message);
+  return std::unique_ptr<LocalEngine>(
+      new LocalEngine(options, std::move(*model), std::move(*tokenizer), std::move(*fim)));
+}
+
+LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, Tokenizer tokenizer, FimTokens fim)
+    : options_(std::move(options)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), fim_(std::move(fim)) {
+  const ModelConfig& c = model_->config();
+  int n_ctx = static_cast<int>(c.context_length);
+  if (options_.context_length > 0 && (n_ctx <= 0 || options_.context_length < n_ctx)) n_ctx = options_.context_length;
+  info_.name = !c.name.empty() ? c.name : std::filesystem::path(options_.model_path).filename().string();
+  info_.architecture = std::string(c.arch->name);
+  info_.has_fim = true;
+  info_.context_length = n_ctx;
+  info_.parameters = static_cast<int64_t>(parameter_count(model_->file()));
+
+  // Fewer sessions when the memory cap cannot hold max_sessions caches of n_ctx tokens.
+  int max_sessions = std::max(1, options_.max_sessions);
+  if (options_.max_cache_mb > 0) {
+    const double per_token = 4.0 * c.n_layer * c.n_head_kv * (c.head_dim_k + c.head_dim_v);
+    const double per_session = per_token * n_ctx;
+    const int fit = static_cast<int>(static_cast<double>(options_.max_cache_mb) * 1024 * 1024 / per_session);
+    max_sessions = std::max(1, std::min(max_sessions, fit));
+  }
+  pool_ = std::make_unique<ThreadPool>(options_.threads);
+  sessions_ = std::make_unique<SessionPool>(*model_, *pool_, n_ctx, max_sessions);
+}
+
+void LocalEngine::complete(const CompletionRequest& request, const CompletionCallback& on_event) {
+  RunContext ctx;
+  ctx.start = Clock::now();
+  std::lock_guard lock(mu_);
+  const auto t_locked = Clock::now();
+  ctx.timings.queue_ms = ms_between(ctx.start, t_locked);
+
+  const std::vector<TokenId> prompt =
+      build_fim_prompt(tokenizer_, fim_, FimParts{&request.extra, request.prefix, request.suffix});
+  ctx.timings.tokenize_ms = ms_between(t_locked, Clock::now());
+
+  auto session = sessions_->acquire(request.session_key);
+  if (!session) {
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::kError;
+    e.stop = StopReason::kError;
+    e.error = session.error().message;
+    e.timings = ctx.timings;
+    e.timings.total_ms = ms_between(ctx.start, Clock::now());
+    on_event(e);
+    return;
+  }
+  ctx.session = *session;
+  ctx.tokenizer = &tokenizer_;
+  ctx.fim = &fim_;
+  ctx.n_vocab = model_->config().n_vocab;
+  ctx.settings.prefill_chunk = options_.prefill_chunk;
+  ctx.settings.draft.max_draft = options_.max_draft;
+  run_completion(ctx, request, prompt, on_event);
+}
+
+Result<std::unique_ptr<Engine>> load_engine(const EngineOptions& options) {
+  auto engine = LocalEngine::load(options);
+  if (!engine) return engine.error();
+  return std::unique_ptr<Engine>(std::move(*engine));
+}
+
+}  // namespace wafer

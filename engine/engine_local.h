@@ -1,0 +1,44 @@
+// The in-process engine behind wafer::load_engine(): a GGUF model, its tokenizer and FIM
+// tokens, a thread pool and a pool of sessions. complete() builds the FIM prompt, picks the
+// request's session (its cache keeps the longest common prefix with the last prompt of the
+// same document), and runs the completion (engine/completion_run.h).
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "engine/engine.h"
+#include "engine/fim_tokens.h"
+#include "engine/model.h"
+#include "engine/session_pool.h"
+#include "engine/threadpool.h"
+#include "engine/tokenizer.h"
+
+namespace wafer {
+
+class LocalEngine final : public Engine {
+ public:
+  static Result<std::unique_ptr<LocalEngine>> load(const EngineOptions& options);
+
+  const ModelInfo& info() const override { return info_; }
+  void complete(const CompletionRequest& request, const CompletionCallback& on_event) override;
+
+  // For tools and tests: the tokenizer, and the speculation switch (0: off).
+  const Tokenizer& tokenizer() const { return tokenizer_; }
+  void set_max_draft(int max_draft) { options_.max_draft = max_draft; }
+  const SessionPool& sessions() const { return *sessions_; }
+
+ private:
+  LocalEngine(EngineOptions options, std::unique_ptr<Model> model, Tokenizer tokenizer, FimTokens fim);
+
+  EngineOptions options_;
+  std::unique_ptr<Model> model_;
+  Tokenizer tokenizer_;
+  FimTokens fim_;
+  ModelInfo info_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<SessionPool> sessions_;
+  std::mutex mu_;  // one request at a time; waiting here is the queue time
+};
+
+}  // namespace wafer

@@ -1,0 +1,287 @@
+// The in-process engine: loading errors as values, the event stream (text deltas, exactly
+// one final event), prefix reuse across requests, the session pool, cancellation, budgets
+// and stop conditions.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "engine/fim_template.h"
+#include "engine/gguf_writer.h"
+#include "tests/engine/engine_fixture.h"
+#include "tests/engine/model_files.h"
+
+using namespace wafer;
+using test::request;
+
+namespace {
+
+const std::string kPrefix = "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    ";
+const std::string kSuffix = "\n\ndef mul(a, b):\n    return a * b\n";
+
+size_t common_prefix(const std::vector<TokenId>& a, const std::vector<TokenId>& b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+std::vector<TokenId> prompt_of(const LocalEngine& e, const std::string& prefix, const std::string& suffix) {
+  auto fim = find_fim_tokens(e.tokenizer());
+  REQUIRE(fim.ok());
+  return build_fim_prompt(e.tokenizer(), *fim, FimParts{nullptr, prefix, suffix});
+}
+
+}  // namespace
+
+TEST_CASE("engine: load errors are values with a clear message", "[engine]") {
+  test::TempDir dir;
+  EngineOptions o;
+  o.model_path = (dir / "missing.gguf").string();
+  auto missing = load_engine(o);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("missing.gguf") != std::string::npos);
+
+  // Weights that do not match the architecture: the message names the tensor.
+  test::TestModelSpec broken;
+  broken.omit = "blk.1.ffn_up.weight";
+  REQUIRE(test::write_test_model(broken, dir / "broken.gguf").ok());
+  o.model_path = (dir / "broken.gguf").string();
+  auto b = load_engine(o);
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().message.find("blk.1.ffn_up.weight") != std::string::npos);
+
+  // Unsupported architecture.
+  test::TestModelSpec other;
+  GgufWriter w = test::test_model_writer(other);
+  w.add_string("general.architecture", "mamba");
+  REQUIRE(w.write(dir / "mamba.gguf").ok());
+  o.model_path = (dir / "mamba.gguf").string();
+  auto m = load_engine(o);
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().message.find("mamba") != std::string::npos);
+}
+
+TEST_CASE("engine: a model without FIM tokens cannot serve completions", "[engine]") {
+  test::TempDir dir;
+  auto vocab = synthetic_vocab(0);
+  REQUIRE(vocab.ok());
+  std::vector<std::string> tokens(vocab->tokens.begin(), vocab->tokens.begin() + 256);
+  tokens.push_back("<|endoftext|>");
+  std::vector<int32_t> types(256, 1);
+  types.push_back(3);
+  test::TestModelSpec spec;
+  spec.n_vocab = static_cast<uint32_t>(tokens.size());
+  GgufWriter w = test::test_model_writer(spec);
+  w.add_string("tokenizer.ggml.model", "gpt2");
+  w.add_string("tokenizer.ggml.pre", "qwen2");
+  w.add_string_array("tokenizer.ggml.tokens", tokens);
+  w.add_i32_array("tokenizer.ggml.token_type", types);
+  w.add_string_array("tokenizer.ggml.merges", std::vector<std::string>{});
+  w.add_u32("tokenizer.ggml.eos_token_id", 256);
+  REQUIRE(w.write(dir / "chat.gguf").ok());
+  EngineOptions o;
+  o.model_path = (dir / "chat.gguf").string();
+  auto e = load_engine(o);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().message.find("cannot fill in the middle") != std::string::npos);
+}
+
+TEST_CASE("engine: info describes the model", "[engine]") {
+  test::EngineFixture f;
+  const ModelInfo& i = f.engine->info();
+  CHECK(i.name == "wafer-synthetic");
+  CHECK(i.architecture == "llama");
+  CHECK(i.has_fim);
+  CHECK(i.context_length == 1024);
+  CHECK(i.parameters > 0);
+}
+
+TEST_CASE("engine: text deltas add up to the completion, then exactly one final event", "[engine]") {
+  test::EngineFixture f;
+  test::Recorded r = f.run(request("a.py", kPrefix, kSuffix, 12));
+  const CompletionEvent& done = r.last();
+  REQUIRE(done.kind == CompletionEvent::Kind::kDone);
+  CHECK(done.text == r.streamed);
+  for (size_t i = 0; i + 1 < r.events.size(); ++i) {
+    CHECK(r.events[i].kind == CompletionEvent::Kind::kText);
+    CHECK_FALSE(r.events[i].text.empty());
+  }
+  const Timings& t = done.timings;
+  const auto prompt = prompt_of(*f.engine, kPrefix, kSuffix);
+  CHECK(t.tokens_reused == 0);
+  CHECK(t.tokens_prefilled == static_cast<int>(prompt.size()));
+  CHECK(t.tokens_generated >= 1);
+  CHECK(t.tokens_generated <= 12);
+  CHECK((done.stop == StopReason::kMaxTokens) == (t.tokens_generated == 12));
+  CHECK(t.first_token_ms > 0);
+  CHECK(t.first_token_ms <= t.total_ms);
+  CHECK(t.prefill_ms > 0);
+  CHECK_FALSE(t.cancelled);
+
+  // Same request again: the same text (greedy), nearly nothing prefilled.
+  test::Recorded again = f.run(request("a.py", kPrefix, kSuffix, 12));
+  CHECK(again.last().text == done.text);
+  CHECK(again.last().timings.tokens_prefilled == 1);
+}
+
+TEST_CASE("engine: a prompt that differs near the end reuses the common prefix", "[engine]") {
+  test::EngineFixture f;
+  test::Recorded first = f.run(request("a.py", kPrefix, kSuffix, 4));
+  // Typing one more character before the cursor: the prefix grows, the suffix shifts.
+  const std::string typed = kPrefix + "r";
+  test::Recorded second = f.run(request("a.py", typed, kSuffix, 4));
+  const auto p1 = prompt_of(*f.engine, kPrefix, kSuffix);
+  const auto p2 = prompt_of(*f.engine, typed, kSuffix);
+  const size_t lcp = common_prefix(p1, p2);
+  const Timings& t = second.last().timings;
+  CHECK(t.tokens_reused == static_cast<int>(lcp));
+  CHECK(t.tokens_prefilled == static_cast<int>(p2.size() - lcp));
+  CHECK(t.tokens_prefilled < static_cast<int>(p2.size()) / 2);
+}
+
+TEST_CASE("engine: sessions are kept per key and the least recently used is evicted", "[engine]") {
+  EngineOptions o;
+  o.max_sessions = 2;
+  test::EngineFixture f(o);
+  f.run(request("a.py", kPrefix, kSuffix, 2));
+  f.run(request("b.py", "import os\n", "\n", 2));
+  CHECK(f.engine->sessions().size() == 2);
+  // a.py kept its cache while b.py was in use.
+  CHECK(f.run(request("a.py", kPrefix, kSuffix, 2)).last().timings.tokens_prefilled == 1);
+  // A third document takes over the least recently used cache (b.py).
+  f.run(request("c.py", "x = 1\n", "\n", 2));
+  CHECK(f.engine->sessions().size() == 2);
+  CHECK(f.engine->sessions().contains("a.py"));
+  CHECK_FALSE(f.engine->sessions().contains("b.py"));
+  CHECK(f.run(request("b.py", "import os\n", "\n", 2)).last().timings.tokens_reused == 0);
+}
+
+TEST_CASE("engine: the memory cap limits the number of sessions", "[engine]") {
+  EngineOptions o;
+  o.max_sessions = 8;
+  o.max_cache_mb = 1;  // 2 layers x 2 KV heads x 16 dims x K,V x 4 bytes x 1024 tokens = 0.5 MB
+  test::EngineFixture f(o);
+  CHECK(f.engine->sessions().max_sessions() == 2);
+}
+
+TEST_CASE("engine: a prompt longer than the context is an error event", "[engine]") {
+  EngineOptions o;
+  o.context_length = 64;
+  test::EngineFixture f(o);
+  test::Recorded r = f.run(request("a.py", std::string(200, 'x'), "", 4));
+  REQUIRE(r.last().kind == CompletionEvent::Kind::kError);
+  CHECK(r.last().error.find("does not fit the context of 64 tokens") != std::string::npos);
+  CHECK(r.events.size() == 1);
+}
+
+TEST_CASE("engine: cancelled before it starts", "[engine]") {
+  test::EngineFixture f;
+  CompletionRequest req = request("a.py", kPrefix, kSuffix, 8);
+  req.cancel = std::make_shared<std::atomic<bool>>(true);
+  test::Recorded r = f.run(req);
+  REQUIRE(r.last().kind == CompletionEvent::Kind::kDone);
+  CHECK(r.last().stop == StopReason::kCancelled);
+  CHECK(r.last().timings.cancelled);
+  CHECK(r.last().timings.tokens_prefilled == 0);
+  CHECK(r.last().timings.tokens_generated == 0);
+}
+
+TEST_CASE("engine: cancelled from another thread during prefill", "[engine]") {
+  EngineOptions o;
+  o.prefill_chunk = 16;
+  test::EngineFixture f(o);
+  std::string big;
+  for (int i = 0; big.size() < 900; ++i) big += "value_" + std::to_string(i) + " = compute(" + std::to_string(i) + ")\n";
+  CompletionRequest req = request("a.py", big, "", 8);
+  req.cancel = std::make_shared<std::atomic<bool>>(false);
+  std::chrono::steady_clock::time_point set_at;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    set_at = std::chrono::steady_clock::now();
+    req.cancel->store(true);
+  });
+  test::Recorded r = f.run(req);
+  const auto returned = std::chrono::steady_clock::now();
+  canceller.join();
+  const auto prompt = prompt_of(*f.engine, big, "");
+  REQUIRE(r.last().kind == CompletionEvent::Kind::kDone);
+  CHECK(r.last().stop == StopReason::kCancelled);
+  const int prefilled = r.last().timings.tokens_prefilled;
+  CHECK(prefilled < static_cast<int>(prompt.size()));
+  CHECK(prefilled % 16 == 0);
+  const double latency_ms = std::chrono::duration<double, std::milli>(returned - set_at).count();
+  INFO("cancellation latency " << latency_ms << " ms");
+  CHECK(returned - set_at < std::chrono::milliseconds(500));
+  // What was prefilled stays in the cache for the next request.
+  test::Recorded next = f.run(request("a.py", big, "", 1));
+  CHECK(next.last().timings.tokens_reused == prefilled);
+}
+
+TEST_CASE("engine: cancelled during decode stops after the current token", "[engine]") {
+  test::EngineFixture f;
+  CompletionRequest req = request("a.py", kPrefix, kSuffix, 12);
+  req.cancel = std::make_shared<std::atomic<bool>>(false);
+  int calls = 0;
+  req.should_stop = [&](std::string_view) {
+    if (++calls == 3) req.cancel->store(true);
+    return false;
+  };
+  test::Recorded plain = f.run(request("b.py", kPrefix, kSuffix, 12));
+  REQUIRE(plain.last().timings.tokens_generated >= 4);  // the model gets that far
+  test::Recorded r = f.run(req);
+  CHECK(r.last().stop == StopReason::kCancelled);
+  CHECK(r.last().timings.cancelled);
+  CHECK(r.last().timings.tokens_generated == 3);
+}
+
+TEST_CASE("engine: budgets, stop callback and max_tokens", "[engine]") {
+  EngineOptions o;
+  o.prefill_chunk = 8;
+  test::EngineFixture f(o);
+  SECTION("prefill budget: one chunk per request, the cache keeps it") {
+    CompletionRequest req = request("a.py", kPrefix, kSuffix, 8);
+    req.max_prefill_ms = 1e-9;
+    test::Recorded r = f.run(req);
+    CHECK(r.last().stop == StopReason::kBudget);
+    CHECK(r.last().timings.tokens_prefilled == 8);
+    CHECK(r.last().timings.tokens_generated == 0);
+    test::Recorded r2 = f.run(req);
+    CHECK(r2.last().timings.tokens_reused == 8);
+    CHECK(r2.last().timings.tokens_prefilled == 8);
+  }
+  SECTION("decode budget: stops after the first token") {
+    CompletionRequest req = request("a.py", kPrefix, kSuffix, 8);
+    req.max_decode_ms = 1e-9;
+    test::Recorded r = f.run(req);
+    CHECK(r.last().stop == StopReason::kBudget);
+    CHECK(r.last().timings.tokens_generated == 1);
+  }
+  SECTION("stop callback") {
+    CompletionRequest req = request("a.py", kPrefix, kSuffix, 8);
+    int calls = 0;
+    req.should_stop = [&](std::string_view) { return ++calls == 2; };
+    test::Recorded r = f.run(req);
+    CHECK(r.last().stop == StopReason::kStopCallback);
+    CHECK(r.last().timings.tokens_generated == 2);
+  }
+  SECTION("max_tokens") {
+    test::Recorded r = f.run(request("a.py", kPrefix, kSuffix, 3));
+    CHECK(r.last().timings.tokens_generated <= 3);
+  }
+}
+
+TEST_CASE("engine: a stop string is never streamed, not even in part", "[engine]") {
+  test::EngineFixture f;
+  test::Recorded plain = f.run(request("a.py", kPrefix, kSuffix, 16));
+  const std::string text = plain.last().text;
+  REQUIRE(text.size() >= 4);  // the synthetic model writes enough to pick a stop string from
+  // Stop at the completion's third and fourth bytes: the output is cut before them.
+  CompletionRequest req = request("a.py", kPrefix, kSuffix, 16);
+  req.stop = {text.substr(2, 2)};
+  test::Recorded r = f.run(req);
+  const std::string expected = text.substr(0, text.find(req.stop[0]));
+  CHECK(r.last().stop == StopReason::kStopString);
+  CHECK(r.last().text == expected);
+  CHECK(r.streamed == expected);
+}
