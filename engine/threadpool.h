@@ -1,55 +1,86 @@
-// A fixed set of persistent worker threads for the forward pass. run(fn) calls fn(i) once on
-// each of the pool's threads (the caller is thread 0) and returns when all are done, so a
-// kernel splits its work by thread index: each thread owns a fixed slice of every matrix,
-// and the same slice lands on the same thread (and its cache) token after token.
-// Nothing is allocated per run; run() must not be called concurrently or from inside fn.
+// A persistent pool of compute threads for the forward pass: one worker per physical
+// core, each pinned to its core, woken for every parallel step and parked between steps
+// by a spin-then-sleep barrier. Task i of a run always goes to thread i % threads(), so a
+// thread that owns rows [a, b) of a matrix reads the same bytes token after token and
+// whatever fits in its core's caches stays there. The calling thread is thread 0 and
+// works too. Nothing in run() allocates, locks or makes a system call while the workers
+// are still spinning (they fall asleep on a futex only after spin_us idle microseconds).
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
+
+#include "engine/result.h"
 
 namespace wafer {
 
+// A non-owning reference to a callable `void(int task, int thread)`: run() takes lambdas
+// without the allocation std::function may make.
+class TaskFn {
+ public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, TaskFn>>>
+  TaskFn(F&& f)  // NOLINT: implicit by design
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, int task, int thread) { (*static_cast<std::remove_reference_t<F>*>(o))(task, thread); }) {}
+  void operator()(int task, int thread) const { call_(obj_, task, thread); }
+
+ private:
+  void* obj_;
+  void (*call_)(void*, int, int);
+};
+
+struct ThreadPoolOptions {
+  int threads = 0;        // 0: one per physical core the process may run on
+  bool pin = true;        // pin thread t to the t-th physical core
+  int spin_us = 300;      // idle time a worker spins before it sleeps on a futex
+};
+
 class ThreadPool {
  public:
-  // n_threads <= 0: one per hardware thread.
-  explicit ThreadPool(int n_threads = 1);
+  static Result<std::unique_ptr<ThreadPool>> create(const ThreadPoolOptions& options = {});
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int size() const { return static_cast<int>(workers_.size()) + 1; }
+  int threads() const { return n_threads_; }
 
-  template <typename F>
-  void run(F&& fn) {
-    using Fn = std::remove_reference_t<F>;
-    run_impl([](void* ctx, int i) { (*static_cast<Fn*>(ctx))(i); }, const_cast<void*>(static_cast<const void*>(&fn)));
-  }
+  // Runs fn(task, thread) for task in [0, n_tasks), task i on thread i % threads(), and
+  // returns when all are done. Must be called from one thread at a time (the owner).
+  void run(int n_tasks, TaskFn fn);
+
+  // fn(thread, thread) once on every thread.
+  void run_on_all(TaskFn fn) { run(n_threads_, fn); }
+
+  // The slice [begin, end) of n items that thread t owns when n is split into threads()
+  // contiguous parts, each a multiple of `granule` items (the last takes the rest).
+  static std::pair<int64_t, int64_t> slice(int64_t n, int t, int n_threads, int64_t granule = 1);
 
  private:
-  void run_impl(void (*call)(void*, int), void* ctx);
-  void worker(int index);
+  explicit ThreadPool(const ThreadPoolOptions& options);
+  void worker_main(int thread);
+  void run_tasks(int thread);
+  void pin_caller();
 
+  int n_threads_ = 1;
+  ThreadPoolOptions options_;
+  std::vector<int> cpus_;  // cpu to pin thread t to
   std::vector<std::thread> workers_;
-  std::mutex mu_;
-  std::condition_variable start_cv_;
-  std::condition_variable done_cv_;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
-  void (*call_)(void*, int) = nullptr;
-  void* ctx_ = nullptr;
-};
+  std::thread::id pinned_caller_{};
 
-// The half-open range [begin, end) of `n` items that thread `index` of `count` owns
-// (contiguous, sizes differ by at most one, multiples of `align` except the last).
-struct Slice {
-  int64_t begin, end;
+  // The job of the current generation (written by the owner before it publishes it).
+  TaskFn* job_ = nullptr;
+  int n_tasks_ = 0;
+
+  alignas(64) std::atomic<uint32_t> generation_{0};
+  alignas(64) std::atomic<uint32_t> sleepers_{0};
+  alignas(64) std::atomic<uint32_t> remaining_{0};
+  alignas(64) std::atomic<uint32_t> owner_sleeping_{0};
+  std::atomic<bool> stop_{false};
 };
-Slice thread_slice(int64_t n, int index, int count, int64_t align = 1);
 
 }  // namespace wafer

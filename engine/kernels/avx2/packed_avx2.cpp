@@ -1,0 +1,81 @@
+// The packed-matmul kernels for AVX2 + FMA + F16C (compiled with -mavx2 -mfma -mf16c), for
+// CPUs without AVX-512: 8 lanes = half a 16-row panel per vector, vpmaddubsw + vpmaddwd
+// for the int8 dot products, token tiles of 4 (16 vector registers) for prefill.
+#include <immintrin.h>
+
+#include "engine/kernels/simd/packed_kernels.h"
+
+namespace wafer::kernels_avx2 {
+namespace {
+
+struct V {
+  using I = __m256i;
+  using F = __m256;
+  static constexpr int kLanes = 8;
+  static constexpr int kMaxTokens = 4;
+  // dot_q8 recovers the signed weight (stored q ^ 0x80) and multiplies sign-adjusted, so
+  // no offset correction is needed.
+  static constexpr int kQ8Offset = 0;
+
+  static I load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static I bcast32(const void* p) {
+    int32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+  }
+  static I set1(int32_t v) { return _mm256_set1_epi32(v); }
+  // u <= 63, so the pairwise int16 sums of vpmaddubsw cannot saturate (2 * 63 * 128).
+  static I dot_u(I acc, I u, I a) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, a), _mm256_set1_epi16(1)));
+  }
+  // |w| <= 128 and |a| <= 127 (llama.cpp's quantizers never emit -128): 2 * 128 * 127 fits.
+  static I dot_q8(I acc, I stored, I a) {
+    const I w = _mm256_xor_si256(stored, _mm256_set1_epi8(static_cast<char>(0x80)));
+    const I p = _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(a, w));
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(p, _mm256_set1_epi16(1)));
+  }
+  static I and_(I a, I b) { return _mm256_and_si256(a, b); }
+  static I or_(I a, I b) { return _mm256_or_si256(a, b); }
+  static I add(I a, I b) { return _mm256_add_epi32(a, b); }
+  static I srl(I a, int n) { return _mm256_srl_epi32(a, _mm_cvtsi32_si128(n)); }
+  static I sll(I a, int n) { return _mm256_sll_epi32(a, _mm_cvtsi32_si128(n)); }
+  static I sra(I a, int n) { return _mm256_sra_epi32(a, _mm_cvtsi32_si128(n)); }
+  static I mullo(I a, I b) { return _mm256_mullo_epi32(a, b); }
+  static I madd16(I a, I b) { return _mm256_madd_epi16(a, b); }
+  static I spread_bits(I qh, int shift) {
+    const I byte_sel = _mm256_add_epi32(_mm256_setr_epi32(0, 0x04040404, 0x08080808, 0x0c0c0c0c, 0, 0x04040404,
+                                                          0x08080808, 0x0c0c0c0c),
+                                        _mm256_set1_epi32(0x01010101 * (shift / 8)));
+    const I bits = _mm256_set1_epi32(static_cast<int32_t>(0x08040201u << (shift % 8)));
+    I rep = _mm256_and_si256(_mm256_shuffle_epi8(qh, byte_sel), bits);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(rep, bits), _mm256_set1_epi8(0x10));
+  }
+  static F to_float(I a) { return _mm256_cvtepi32_ps(a); }
+  static F half_to_float(const uint16_t* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static F set1f(float v) { return _mm256_set1_ps(v); }
+  static F zero_f() { return _mm256_setzero_ps(); }
+  static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  static F add_f(F a, F b) { return _mm256_add_ps(a, b); }
+  static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+  static F fnmadd(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
+  static void store(float* y, F v, int n) {
+    if (n == kLanes) {
+      _mm256_storeu_ps(y, v);
+      return;
+    }
+    alignas(32) float tmp[kLanes];
+    _mm256_store_ps(tmp, v);
+    for (int i = 0; i < n; ++i) y[i] = tmp[i];
+  }
+};
+
+}  // namespace
+
+void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
+                   int64_t panel_end) {
+  simd::PackedImpl<V>::matmul(w, x, y, y_stride, panel_begin, panel_end);
+}
+
+}  // namespace wafer::kernels_avx2

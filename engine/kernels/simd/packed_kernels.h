@@ -1,0 +1,271 @@
+// The packed-matmul kernels, written once over a vector "traits" type V and compiled once
+// per instruction set: kernels/avx512/packed_avx512.cpp instantiates them with 16-lane
+// VNNI traits, kernels/avx2/packed_avx2.cpp with 8-lane AVX2 traits. One vector lane is one
+// weight row of a 16-row panel (repack.h); an 8-lane ISA walks each panel in two halves.
+//
+// V provides (I: vector of int32 lanes, F: vector of float lanes):
+//   kLanes, kMaxTokens (token tile), kQ8Offset (128 if dot_q8 takes w + 128, else 0),
+//   load(p), bcast32(p), set1(int), dot_u(acc, u, a) (acc += sum of 4 u8 x s8, u <= 63),
+//   dot_q8(acc, w, a) (the Q8_0 form), bit ops, shifts by runtime counts (sll, srl, sra),
+//   mullo, madd16 (pairs of int16), spread_bits(qh, shift) (bits shift..shift+3 of each
+//   lane -> 0x10 in bytes 0..3), to_float, half_to_float(p), set1f, mul, fmadd, fnmadd,
+//   zero_f, store(y, v, n) (first n lanes).
+//
+// Everything here is a template over V so the two instantiations never share a symbol
+// (functions compiled with different -m flags must not be merged by the linker).
+#pragma once
+
+#include <cstdint>
+
+#include "engine/packed_matmul.h"
+
+namespace wafer::simd {
+
+template <class V>
+struct PackedImpl {
+  using I = typename V::I;
+  using F = typename V::F;
+  static constexpr int L = V::kLanes;
+  static constexpr int kRows = kPanelRows;
+
+  // Dword g of the section at byte `offset` of a packed block, for this lane group.
+  static I dword_row(const uint8_t* blk, int offset, int g, int lane0) {
+    return V::load(blk + offset + (g * kRows + lane0) * 4);
+  }
+  static F halves(const uint8_t* blk, int offset, int lane0) {
+    return V::half_to_float(reinterpret_cast<const uint16_t*>(blk + offset) + lane0);
+  }
+
+  // ---- Q8_0, Q4_0, Q5_0: 32-column blocks, Q8_0 activations ----------------------------
+
+  // The 8 weight vectors of a block, w[g] pairing with activation bytes 4g..4g+3.
+  struct Q8_0 {
+    static constexpr int kBlockBytes = 544;
+    static constexpr int kOffset = V::kQ8Offset;
+    static I dot(I acc, I w, I a) { return V::dot_q8(acc, w, a); }
+    static void unpack(const uint8_t* blk, int lane0, I* w) {
+      for (int g = 0; g < 8; ++g) w[g] = dword_row(blk, 32, g, lane0);
+    }
+  };
+  struct Q4_0 {
+    static constexpr int kBlockBytes = 288;
+    static constexpr int kOffset = 8;
+    static I dot(I acc, I w, I a) { return V::dot_u(acc, w, a); }
+    static void unpack(const uint8_t* blk, int lane0, I* w) {
+      const I m4 = V::set1(0x0f0f0f0f);
+      for (int k = 0; k < 4; ++k) {
+        I raw = dword_row(blk, 32, k, lane0);
+        w[k] = V::and_(raw, m4);
+        w[k + 4] = V::and_(V::srl(raw, 4), m4);
+      }
+    }
+  };
+  struct Q5_0 {
+    static constexpr int kBlockBytes = 352;
+    static constexpr int kOffset = 16;
+    static I dot(I acc, I w, I a) { return V::dot_u(acc, w, a); }
+    static void unpack(const uint8_t* blk, int lane0, I* w) {
+      const I m4 = V::set1(0x0f0f0f0f);
+      const I qh = dword_row(blk, 32, 0, lane0);
+      for (int k = 0; k < 4; ++k) {
+        I raw = dword_row(blk, 96, k, lane0);
+        w[k] = V::or_(V::and_(raw, m4), V::spread_bits(qh, 4 * k));
+        w[k + 4] = V::or_(V::and_(V::srl(raw, 4), m4), V::spread_bits(qh, 16 + 4 * k));
+      }
+    }
+  };
+
+  template <class Fmt, int T>
+  static void legacy_tile(const uint8_t* panel, int64_t nb, int lane0, const QuantizedActs& x, int t0, F* acc) {
+    for (int64_t b = 0; b < nb; ++b) {
+      const uint8_t* blk = panel + b * Fmt::kBlockBytes;
+      const F dw = halves(blk, 0, lane0);
+      I w[8];
+      Fmt::unpack(blk, lane0, w);
+      for (int t = 0; t < T; ++t) {
+        const int64_t bi = (t0 + t) * nb + b;
+        const uint8_t* qa = x.rows + (t0 + t) * x.row_bytes + b * 34 + 2;
+        I s = V::set1(Fmt::kOffset == 0 ? 0 : -Fmt::kOffset * x.sums[bi]);
+        for (int g = 0; g < 8; ++g) s = Fmt::dot(s, w[g], V::bcast32(qa + 4 * g));
+        acc[t] = V::fmadd(V::to_float(s), V::mul(dw, V::set1f(x.d[bi])), acc[t]);
+      }
+    }
+  }
+
+  // ---- K-quants: 256-column super-blocks, Q8_K activations -----------------------------
+
+  static const int8_t* q8k_qs(const QuantizedActs& x, int t, int64_t b) {
+    return reinterpret_cast<const int8_t*>(x.rows + t * x.row_bytes + b * 292 + 4);
+  }
+  static const int16_t* q8k_bsums(const QuantizedActs& x, int t, int64_t b) {
+    return reinterpret_cast<const int16_t*>(x.rows + t * x.row_bytes + b * 292 + 260);
+  }
+  static float q8k_d(const QuantizedActs& x, int t, int64_t b) {
+    float d;
+    __builtin_memcpy(&d, x.rows + t * x.row_bytes + b * 292, 4);
+    return d;
+  }
+  static int32_t pack16(int a, int b) {
+    return static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint16_t>(b)) << 16) | static_cast<uint16_t>(a));
+  }
+
+  // Q4_K and Q5_K: x = d * sc[j] * q - dmin * m[j] over 8 sub-blocks of 32.
+  template <bool kFive, int T>
+  static void qk_tile(const uint8_t* panel, int64_t nb, int lane0, const QuantizedActs& x, int t0, F* acc) {
+    constexpr int kBlockBytes = kFive ? 2816 : 2304;
+    constexpr int kQs = kFive ? 768 : 256;
+    const I m4 = V::set1(0x0f0f0f0f), m6 = V::set1(0x3f3f3f3f), m_hi2 = V::set1(0x30303030);
+    const I m_lo16 = V::set1(0x00ff00ff), m_byte = V::set1(0xff), m_bit = V::set1(0x10101010);
+    for (int64_t b = 0; b < nb; ++b) {
+      const uint8_t* blk = panel + b * kBlockBytes;
+      const F d = halves(blk, 0, lane0), dmin = halves(blk, 32, lane0);
+      const I s0 = dword_row(blk, 64, 0, lane0), s1 = dword_row(blk, 64, 1, lane0), s2 = dword_row(blk, 64, 2, lane0);
+      // Bytes of sc_lo = scales 0..3, sc_hi = scales 4..7, likewise the mins (repack.h).
+      const I sc_lo = V::and_(s0, m6);
+      const I sc_hi = V::or_(V::and_(s2, m4), V::and_(V::srl(s0, 2), m_hi2));
+      const I mn_lo = V::and_(s1, m6);
+      const I mn_hi = V::or_(V::and_(V::srl(s2, 4), m4), V::and_(V::srl(s1, 2), m_hi2));
+      // Mins as int16 pairs (m0,m2) (m1,m3) (m4,m6) (m5,m7) for madd16 with the sums.
+      const I mp[4] = {V::and_(mn_lo, m_lo16), V::and_(V::srl(mn_lo, 8), m_lo16), V::and_(mn_hi, m_lo16),
+                       V::and_(V::srl(mn_hi, 8), m_lo16)};
+      I isum[T];
+      for (int t = 0; t < T; ++t) isum[t] = V::set1(0);
+      for (int sub = 0; sub < 8; ++sub) {
+        const int chunk = sub / 2;
+        const bool high = sub & 1;
+        const I sc = V::and_(V::srl(sub < 4 ? sc_lo : sc_hi, 8 * (sub % 4)), m_byte);
+        I w[8];
+        for (int g = 0; g < 8; ++g) {
+          I raw = dword_row(blk, kQs, chunk * 8 + g, lane0);
+          w[g] = V::and_(high ? V::srl(raw, 4) : raw, m4);
+          if (kFive) {
+            // Bit 2*chunk (+1 for the high nibble) of each qh byte -> bit 4 of the quant.
+            const int bit = 2 * chunk + (high ? 1 : 0);
+            I qh = dword_row(blk, 256, g, lane0);
+            I hb = bit <= 4 ? V::sll(qh, 4 - bit) : V::srl(qh, bit - 4);
+            w[g] = V::or_(w[g], V::and_(hb, m_bit));
+          }
+        }
+        for (int t = 0; t < T; ++t) {
+          const int8_t* qa = q8k_qs(x, t0 + t, b) + sub * 32;
+          I s = V::set1(0);
+          for (int g = 0; g < 8; ++g) s = V::dot_u(s, w[g], V::bcast32(qa + 4 * g));
+          isum[t] = V::add(isum[t], V::mullo(s, sc));
+        }
+      }
+      for (int t = 0; t < T; ++t) {
+        const int16_t* bs = q8k_bsums(x, t0 + t, b);
+        int B[8];
+        for (int j = 0; j < 8; ++j) B[j] = bs[2 * j] + bs[2 * j + 1];
+        I msum = V::madd16(mp[0], V::set1(pack16(B[0], B[2])));
+        msum = V::add(msum, V::madd16(mp[1], V::set1(pack16(B[1], B[3]))));
+        msum = V::add(msum, V::madd16(mp[2], V::set1(pack16(B[4], B[6]))));
+        msum = V::add(msum, V::madd16(mp[3], V::set1(pack16(B[5], B[7]))));
+        const F da = V::set1f(q8k_d(x, t0 + t, b));
+        const F part = V::fnmadd(V::mul(dmin, da), V::to_float(msum), V::mul(V::mul(d, da), V::to_float(isum[t])));
+        acc[t] = V::add_f(acc[t], part);
+      }
+    }
+  }
+
+  // Q6_K: x = d * sc[j] * (q - 32) over 16 sub-blocks of 16, signed 8-bit sc.
+  template <int T>
+  static void q6k_tile(const uint8_t* panel, int64_t nb, int lane0, const QuantizedActs& x, int t0, F* acc) {
+    constexpr int kBlockBytes = 3360, kScales = 32, kQl = 288, kQh = 2336;
+    const I m4 = V::set1(0x0f0f0f0f), m_hi2 = V::set1(0x30303030);
+    for (int64_t b = 0; b < nb; ++b) {
+      const uint8_t* blk = panel + b * kBlockBytes;
+      const F d = halves(blk, 0, lane0);
+      I isum[T];
+      for (int t = 0; t < T; ++t) isum[t] = V::set1(0);
+      for (int h = 0; h < 2; ++h) {
+        for (int quarter = 0; quarter < 4; ++quarter) {
+          // 8 dwords = elements 128h + 32 quarter + 0..31 = sub-blocks s0 and s0 + 1.
+          I w[8];
+          for (int idx = 0; idx < 8; ++idx) {
+            I ql = dword_row(blk, kQl, 16 * h + 8 * (quarter & 1) + idx, lane0);
+            I qh = dword_row(blk, kQh, 8 * h + idx, lane0);
+            I lo = V::and_(quarter >= 2 ? V::srl(ql, 4) : ql, m4);
+            const int shift = 2 * quarter;  // qh bits shift..shift+1 -> bits 4..5
+            I hi = V::and_(shift <= 4 ? V::sll(qh, 4 - shift) : V::srl(qh, shift - 4), m_hi2);
+            w[idx] = V::or_(lo, hi);
+          }
+          const int s0 = 8 * h + 2 * quarter;
+          const I sw = dword_row(blk, kScales, s0 / 4, lane0);
+          const I sc0 = V::sra(V::sll(sw, 24 - 8 * (s0 % 4)), 24);
+          const I sc1 = V::sra(V::sll(sw, 24 - 8 * (s0 % 4 + 1)), 24);
+          for (int t = 0; t < T; ++t) {
+            const int8_t* qa = q8k_qs(x, t0 + t, b) + 128 * h + 32 * quarter;
+            const int16_t* bs = q8k_bsums(x, t0 + t, b);
+            I a0 = V::set1(-32 * bs[s0]), a1 = V::set1(-32 * bs[s0 + 1]);
+            for (int idx = 0; idx < 4; ++idx) a0 = V::dot_u(a0, w[idx], V::bcast32(qa + 4 * idx));
+            for (int idx = 4; idx < 8; ++idx) a1 = V::dot_u(a1, w[idx], V::bcast32(qa + 4 * idx));
+            isum[t] = V::add(isum[t], V::add(V::mullo(a0, sc0), V::mullo(a1, sc1)));
+          }
+        }
+      }
+      for (int t = 0; t < T; ++t)
+        acc[t] = V::fmadd(V::mul(d, V::set1f(q8k_d(x, t0 + t, b))), V::to_float(isum[t]), acc[t]);
+    }
+  }
+
+  // ---- driver ---------------------------------------------------------------------------
+
+  template <int T>
+  static void tile(TensorType type, const uint8_t* panel, int64_t nb, int lane0, const QuantizedActs& x, int t0,
+                   F* acc) {
+    switch (type) {
+      case TensorType::Q8_0: return legacy_tile<Q8_0, T>(panel, nb, lane0, x, t0, acc);
+      case TensorType::Q4_0: return legacy_tile<Q4_0, T>(panel, nb, lane0, x, t0, acc);
+      case TensorType::Q5_0: return legacy_tile<Q5_0, T>(panel, nb, lane0, x, t0, acc);
+      case TensorType::Q4_K: return qk_tile<false, T>(panel, nb, lane0, x, t0, acc);
+      case TensorType::Q5_K: return qk_tile<true, T>(panel, nb, lane0, x, t0, acc);
+      case TensorType::Q6_K: return q6k_tile<T>(panel, nb, lane0, x, t0, acc);
+      default: return;
+    }
+  }
+
+  template <int T>
+  static void tile_and_store(const PackedMatrix& w, const uint8_t* panel, int lane0, int n_rows,
+                             const QuantizedActs& x, int t0, float* y, int64_t y_stride) {
+    F acc[T];
+    for (int t = 0; t < T; ++t) acc[t] = V::zero_f();
+    tile<T>(w.type, panel, w.blocks_per_row(), lane0, x, t0, acc);
+    for (int t = 0; t < T; ++t) V::store(y + (t0 + t) * y_stride, acc[t], n_rows);
+  }
+
+  // Token tiles of kMaxTokens, then one smaller tile for the rest.
+  static void run_panel(const PackedMatrix& w, const uint8_t* panel, int lane0, int n_rows, const QuantizedActs& x,
+                        float* y, int64_t y_stride) {
+    constexpr int M = V::kMaxTokens;
+    int t0 = 0;
+    for (; t0 + M <= x.n_tokens; t0 += M) tile_and_store<M>(w, panel, lane0, n_rows, x, t0, y, y_stride);
+    switch (x.n_tokens - t0) {
+      case 0: break;
+      case 1: tile_and_store<1>(w, panel, lane0, n_rows, x, t0, y, y_stride); break;
+      case 2: tile_and_store<2>(w, panel, lane0, n_rows, x, t0, y, y_stride); break;
+      case 3: tile_and_store<3>(w, panel, lane0, n_rows, x, t0, y, y_stride); break;
+      case 4: if constexpr (M > 4) tile_and_store<4>(w, panel, lane0, n_rows, x, t0, y, y_stride); break;
+      case 5: if constexpr (M > 5) tile_and_store<5>(w, panel, lane0, n_rows, x, t0, y, y_stride); break;
+      case 6: if constexpr (M > 6) tile_and_store<6>(w, panel, lane0, n_rows, x, t0, y, y_stride); break;
+      case 7: if constexpr (M > 7) tile_and_store<7>(w, panel, lane0, n_rows, x, t0, y, y_stride); break;
+      default: break;
+    }
+  }
+
+  static void matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
+                     int64_t panel_end) {
+    const size_t panel_bytes = w.panel_bytes();  // out of line: no inline code shared across ISAs
+    for (int64_t p = panel_begin; p < panel_end; ++p) {
+      const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
+      const int64_t first_row = p * kRows;
+      for (int lane0 = 0; lane0 < kRows; lane0 += L) {
+        int64_t n = w.rows - first_row - lane0;
+        if (n <= 0) break;
+        run_panel(w, panel, lane0, n < L ? static_cast<int>(n) : L, x, y + first_row + lane0, y_stride);
+      }
+    }
+  }
+};
+
+}  // namespace wafer::simd

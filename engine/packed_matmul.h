@@ -1,0 +1,72 @@
+// Matrix products of repacked weights (repack.h) with a batch of quantized activation
+// rows: y[t][r] = dot(weight row r, activation row t). One entry point serves decode (one
+// token: a matrix-vector product, bound by how fast the weights stream from memory) and
+// prefill (many tokens: each weight block is unpacked once and applied to a tile of up to
+// 8 tokens, so the int8 arithmetic, not memory, sets the pace).
+//
+// Activations are quantized exactly as llama.cpp quantizes them (quant.h: Q8_0 for
+// Q8_0/Q4_0/Q5_0 weights, Q8_K for the K-quants), so every block's integer sum equals the
+// scalar reference's; only the order of the float accumulation of block results differs.
+//
+// The kernels exist once per instruction set (kernels/avx2, kernels/avx512), each file
+// compiled with its own flags; select_packed_kernels() picks one by CPUID, once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/repack.h"
+#include "engine/tensor_types.h"
+
+namespace wafer {
+
+// A batch of activation rows in the vec_dot format of a weight type, plus the per-block
+// values the kernels need for Q8_0 (float scale and the sum of the 32 quants, which
+// corrects for weights stored with an unsigned offset). Views into caller memory.
+struct QuantizedActs {
+  TensorType type = TensorType::Q8_0;  // Q8_0 or Q8_K
+  int64_t cols = 0;
+  int n_tokens = 0;
+  const uint8_t* rows = nullptr;  // token t's ggml blocks at rows + t * row_bytes
+  size_t row_bytes = 0;
+  const float* d = nullptr;        // Q8_0 only: n_tokens x blocks, token-major
+  const int32_t* sums = nullptr;   // Q8_0 only: same shape
+
+  int64_t blocks() const { return type == TensorType::Q8_K ? cols / 256 : cols / 32; }
+};
+
+// Bytes of the buffer quantize_acts() needs for n_tokens rows of `cols` (0 when the weight
+// type is not packable or cols not a whole number of blocks). 64-byte aligned pieces.
+size_t quantized_acts_bytes(TensorType weight_type, int64_t cols, int n_tokens);
+
+// Quantizes n_tokens float rows (row t at x + t * x_stride) for a matmul with weights of
+// `weight_type`, into `buffer` (quantized_acts_bytes large, 64-byte aligned).
+QuantizedActs quantize_acts(TensorType weight_type, const float* x, int64_t x_stride, int n_tokens,
+                            int64_t cols, void* buffer);
+
+// Wraps rows that are already ggml Q8_0 / Q8_K blocks (contiguous, n_tokens rows); the
+// Q8_0 side values are written into `aux` (quantized_acts_bytes large).
+QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_tokens, int64_t cols,
+                                  void* aux);
+
+enum class KernelIsa { Avx2, Avx512 };
+
+// y[t * y_stride + r] for every token t of x and every row r of panels
+// [panel_begin, panel_end) of w (rows past w.rows are not written).
+using PackedMatmulFn = void (*)(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                int64_t panel_begin, int64_t panel_end);
+
+struct PackedKernels {
+  KernelIsa isa;
+  const char* name;  // "avx2", "avx512-vnni"
+  PackedMatmulFn matmul;
+};
+
+// The kernels for an instruction set, or nullptr when this CPU (or this build) lacks it.
+const PackedKernels* packed_kernels(KernelIsa isa);
+
+// The fastest kernels this CPU runs, or nullptr when none does (no AVX2: the engine then
+// computes on the ggml layout with the scalar reference).
+const PackedKernels* best_packed_kernels();
+
+}  // namespace wafer

@@ -1,0 +1,234 @@
+// Every packed-matmul kernel this CPU can run (AVX2 and AVX-512 here) against the scalar
+// reference dot products of quant.h, on random ggml blocks: odd row counts (a partly
+// filled last panel), several token counts (decode, full prefill tiles and remainders),
+// and panel slices. With power-of-two scales every float operation is exact, so there
+// the results must be identical; with random scales they agree to float rounding.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "engine/packed_matmul.h"
+#include "engine/quant.h"
+#include "engine/repack.h"
+
+using namespace wafer;
+
+namespace {
+
+struct AlignedBuf {
+  explicit AlignedBuf(size_t n) : p(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {}
+  ~AlignedBuf() { std::free(p); }
+  uint8_t* p;
+};
+
+// Byte offsets of the half-precision scales in each ggml block.
+std::vector<int> half_fields(TensorType t) {
+  switch (t) {
+    case TensorType::Q4_K:
+    case TensorType::Q5_K: return {0, 2};
+    case TensorType::Q6_K: return {208};
+    default: return {0};
+  }
+}
+
+uint16_t pow2_half(int e) { return static_cast<uint16_t>((15 + e) << 10); }  // 2^e
+
+// rows x cols of random blocks; scales either powers of two (exact) or random.
+std::vector<uint8_t> random_weights(TensorType t, int64_t rows, int64_t cols, bool exact, std::mt19937& rng) {
+  auto info = tensor_type_info(static_cast<uint32_t>(t));
+  const int64_t nb = cols / info->block_elems;
+  std::vector<uint8_t> w(static_cast<size_t>(rows * nb) * info->block_bytes);
+  for (auto& b : w) b = static_cast<uint8_t>(rng());
+  std::uniform_real_distribution<float> scale(0.002f, 0.02f);
+  for (int64_t i = 0; i < rows * nb; ++i) {
+    uint8_t* blk = w.data() + i * info->block_bytes;
+    int k = 0;
+    for (int off : half_fields(t)) {
+      uint16_t h = exact ? pow2_half(-3 - k) : quant::fp32_to_fp16(scale(rng));
+      std::memcpy(blk + off, &h, 2);
+      ++k;
+    }
+  }
+  return w;
+}
+
+// n_tokens rows of activations in the weight's vec_dot format.
+std::vector<uint8_t> random_acts(TensorType wt, int n_tokens, int64_t cols, bool exact, std::mt19937& rng) {
+  TensorType at = quant::vec_dot_type(wt);
+  const size_t rb = *row_bytes(at, static_cast<uint64_t>(cols));
+  std::vector<uint8_t> a(rb * static_cast<size_t>(n_tokens));
+  if (!exact) {
+    std::normal_distribution<float> n01(0.f, 1.f);
+    std::vector<float> x(static_cast<size_t>(cols));
+    for (int t = 0; t < n_tokens; ++t) {
+      for (auto& v : x) v = n01(rng);
+      REQUIRE(quant::quantize_activations(at, x.data(), a.data() + t * rb, cols));
+    }
+    return a;
+  }
+  std::uniform_int_distribution<int> q(-127, 127);
+  for (int t = 0; t < n_tokens; ++t) {
+    uint8_t* row = a.data() + t * rb;
+    if (at == TensorType::Q8_0) {
+      auto* b = reinterpret_cast<quant::BlockQ8_0*>(row);
+      for (int64_t i = 0; i < cols / 32; ++i) {
+        b[i].d = pow2_half(-2);
+        for (auto& v : b[i].qs) v = static_cast<int8_t>(q(rng));
+      }
+    } else {
+      auto* b = reinterpret_cast<quant::BlockQ8_K*>(row);
+      for (int64_t i = 0; i < cols / 256; ++i) {
+        b[i].d = 0.25f;
+        for (auto& v : b[i].qs) v = static_cast<int8_t>(q(rng));
+        for (int g = 0; g < 16; ++g) {
+          int s = 0;
+          for (int j = 0; j < 16; ++j) s += b[i].qs[16 * g + j];
+          b[i].bsums[g] = static_cast<int16_t>(s);
+        }
+      }
+    }
+  }
+  return a;
+}
+
+struct Reference {
+  std::vector<float> y;          // n_tokens x rows
+  std::vector<float> magnitude;  // sum of |w_i * x_i|: the scale of the rounding error
+};
+
+// Activation row dequantized (Q8_0 through quant.h, Q8_K by hand: d * q).
+std::vector<float> dequantize_acts(TensorType at, const uint8_t* row, int64_t cols) {
+  std::vector<float> x(static_cast<size_t>(cols));
+  if (at == TensorType::Q8_0) {
+    REQUIRE(quant::dequantize_row(at, row, x.data(), cols));
+    return x;
+  }
+  auto* b = reinterpret_cast<const quant::BlockQ8_K*>(row);
+  for (int64_t i = 0; i < cols; ++i) x[i] = b[i / 256].d * b[i / 256].qs[i % 256];
+  return x;
+}
+
+Reference reference(TensorType t, const std::vector<uint8_t>& w, const std::vector<uint8_t>& a, int64_t rows,
+                    int64_t cols, int n_tokens) {
+  TensorType at = quant::vec_dot_type(t);
+  const size_t wrb = *row_bytes(t, cols), arb = *row_bytes(at, cols);
+  auto dot = quant::vec_dot_fn(t);
+  Reference r{std::vector<float>(rows * n_tokens), std::vector<float>(rows * n_tokens)};
+  std::vector<float> wf(static_cast<size_t>(cols));
+  for (int tok = 0; tok < n_tokens; ++tok) {
+    const std::vector<float> xf = dequantize_acts(at, a.data() + tok * arb, cols);
+    for (int64_t row = 0; row < rows; ++row) {
+      const uint8_t* wr = w.data() + row * wrb;
+      r.y[tok * rows + row] = dot(cols, wr, a.data() + tok * arb);
+      REQUIRE(quant::dequantize_row(t, wr, wf.data(), cols));
+      double m = 0;
+      for (int64_t i = 0; i < cols; ++i) m += std::fabs(static_cast<double>(wf[i]) * xf[i]);
+      r.magnitude[tok * rows + row] = static_cast<float>(m);
+    }
+  }
+  return r;
+}
+
+void check_type(TensorType t, const PackedKernels& k, bool exact) {
+  std::mt19937 rng(1234 + static_cast<int>(t) + (exact ? 1000 : 0));
+  const int64_t elems = tensor_type_info(static_cast<uint32_t>(t))->block_elems;
+  for (int64_t rows : {1, 7, 16, 17, 45}) {
+    for (int64_t cols : {elems, elems * 3}) {
+      for (int n_tokens : {1, 2, 3, 4, 5, 8, 9, 13}) {
+        INFO(tensor_type_name(t) << " on " << k.name << (exact ? " exact" : " random") << ": rows " << rows
+                                 << " cols " << cols << " tokens " << n_tokens);
+        auto w = random_weights(t, rows, cols, exact, rng);
+        auto a = random_acts(t, n_tokens, cols, exact, rng);
+        Reference ref = reference(t, w, a, rows, cols, n_tokens);
+
+        AlignedBuf packed(packed_bytes(t, rows, cols));
+        REQUIRE(repack(t, w.data(), rows, cols, packed.p));
+        PackedMatrix pm{t, rows, cols, packed.p};
+        AlignedBuf aux(quantized_acts_bytes(t, cols, n_tokens));
+        QuantizedActs x = wrap_quantized_acts(quant::vec_dot_type(t), a.data(), n_tokens, cols, aux.p);
+
+        // Computed in two panel slices, into a wider output (stride > rows) pre-filled
+        // with a sentinel that must survive outside the rows.
+        const int64_t stride = rows + 3;
+        std::vector<float> y(static_cast<size_t>(stride * n_tokens), -7.f);
+        const int64_t split = pm.panels() / 2;
+        k.matmul(pm, x, y.data(), stride, 0, split);
+        k.matmul(pm, x, y.data(), stride, split, pm.panels());
+        for (int tok = 0; tok < n_tokens; ++tok) {
+          for (int64_t row = 0; row < rows; ++row) {
+            const float want = ref.y[tok * rows + row], got = y[tok * stride + row];
+            if (exact)
+              REQUIRE(got == want);
+            else {
+              INFO("got " << got << " want " << want << " magnitude " << ref.magnitude[tok * rows + row]);
+              REQUIRE(std::fabs(got - want) <= 4e-6f * ref.magnitude[tok * rows + row] + 1e-30f);
+            }
+          }
+          for (int64_t row = rows; row < stride; ++row) REQUIRE(y[tok * stride + row] == -7.f);
+        }
+      }
+    }
+  }
+}
+
+const TensorType kTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
+                             TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
+
+void check_isa(KernelIsa isa) {
+  const PackedKernels* k = packed_kernels(isa);
+  if (!k) {
+    WARN("this CPU lacks the instruction set; its kernels are not tested here");
+    return;
+  }
+  for (TensorType t : kTypes) {
+    check_type(t, *k, true);
+    check_type(t, *k, false);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("avx2 packed kernels match the scalar reference") { check_isa(KernelIsa::Avx2); }
+
+TEST_CASE("avx512 packed kernels match the scalar reference") { check_isa(KernelIsa::Avx512); }
+
+TEST_CASE("quantize_acts matches quantize_activations and fills the Q8_0 side values") {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> n01(0.f, 1.f);
+  const int64_t cols = 512;
+  const int n_tokens = 3;
+  std::vector<float> x(static_cast<size_t>(cols * n_tokens));
+  for (auto& v : x) v = n01(rng);
+  for (TensorType t : {TensorType::Q4_0, TensorType::Q6_K}) {
+    TensorType at = quant::vec_dot_type(t);
+    AlignedBuf buf(quantized_acts_bytes(t, cols, n_tokens));
+    QuantizedActs a = quantize_acts(t, x.data(), cols, n_tokens, cols, buf.p);
+    REQUIRE(a.type == at);
+    std::vector<uint8_t> want(*row_bytes(at, cols));
+    for (int tok = 0; tok < n_tokens; ++tok) {
+      REQUIRE(quant::quantize_activations(at, x.data() + tok * cols, want.data(), cols));
+      REQUIRE(std::memcmp(a.rows + tok * a.row_bytes, want.data(), want.size()) == 0);
+      if (at != TensorType::Q8_0) continue;
+      auto* blocks = reinterpret_cast<const quant::BlockQ8_0*>(want.data());
+      for (int64_t b = 0; b < cols / 32; ++b) {
+        int s = 0;
+        for (int j = 0; j < 32; ++j) s += blocks[b].qs[j];
+        REQUIRE(a.sums[tok * (cols / 32) + b] == s);
+        REQUIRE(a.d[tok * (cols / 32) + b] == quant::fp16_to_fp32(blocks[b].d));
+      }
+    }
+  }
+}
+
+TEST_CASE("repack rejects what it cannot pack") {
+  uint8_t dummy[64] = {};
+  REQUIRE_FALSE(repack(TensorType::F32, dummy, 1, 32, dummy));
+  REQUIRE_FALSE(repack(TensorType::Q4_K, dummy, 1, 32, dummy));
+  REQUIRE(packed_bytes(TensorType::Q4_K, 1, 32) == 0);
+  REQUIRE(packed_bytes(TensorType::Q8_0, 17, 64) == 2 * 2 * 544);
+  REQUIRE(quantized_acts_bytes(TensorType::F16, 64, 1) == 0);
+}
