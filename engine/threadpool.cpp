@@ -132,7 +132,9 @@ void ThreadPool::run(int n_tasks, TaskFn fn) {
 
 void ThreadPool::worker_main(int thread) {
   if (!cpus_.empty()) pin_to(pthread_self(), cpus_[thread]);
-  uint32_t seen = generation_.load(std::memory_order_acquire);
+  // Generation 0 is the state before the first run (not a load: the owner may already
+  // have published generation 1 by the time this thread starts).
+  uint32_t seen = 0;
   for (;;) {
     auto changed = [&] { return generation_.load(std::memory_order_acquire) != seen; };
     if (!spin_until(changed, options_.spin_us)) {
@@ -149,7 +151,7 @@ void ThreadPool::worker_main(int thread) {
 
     run_tasks(thread);
 
-    if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+    if (remaining_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
         owner_sleeping_.load(std::memory_order_seq_cst) != 0)
       futex_wake_all(&remaining_);
   }
