@@ -94,6 +94,17 @@ void caches_from_cpuid(CpuFeatures& f, bool amd) {
   }
 }
 
+// AMD's older cache leaves, which some hypervisors fill when they leave 0x8000001D empty:
+// L1d KiB in 0x80000005 ecx[31:24], L2 KiB in 0x80000006 ecx[31:16], L3 in 512 KiB
+// units in 0x80000006 edx[31:18].
+void caches_from_amd_legacy(CpuFeatures& f) {
+  if (cpuid(0x80000000u).eax < 0x80000006u) return;
+  f.l1d_bytes = static_cast<uint64_t>(cpuid(0x80000005u).ecx >> 24) << 10;
+  Regs r6 = cpuid(0x80000006u);
+  f.l2_bytes = static_cast<uint64_t>(r6.ecx >> 16) << 10;
+  f.l3_bytes = static_cast<uint64_t>(r6.edx >> 18) << 19;
+}
+
 // Physical cores among the CPUs this process may use: SMT siblings share a
 // thread_siblings_list in sysfs; without sysfs every CPU counts as a core.
 void detect_cores(CpuFeatures& f) {
@@ -169,6 +180,7 @@ CpuFeatures detect() {
   }
 
   if (!caches_from_sysfs(f)) caches_from_cpuid(f, amd);
+  if (amd && f.l2_bytes == 0) caches_from_amd_legacy(f);
   if (f.l3_sharing == 0 && f.l3_bytes != 0) {
     CpuFeatures tmp;
     caches_from_cpuid(tmp, amd);

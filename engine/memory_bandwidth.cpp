@@ -40,7 +40,7 @@ struct MappedBuffer {
 Result<Bandwidth> measure_read_bandwidth(ThreadPool& pool, const BandwidthOptions& options) {
   const CpuFeatures& cpu = cpu_features();
   size_t bytes = options.buffer_bytes;
-  if (bytes == 0) bytes = std::max<size_t>(size_t{512} << 20, 8 * cpu.l3_bytes);
+  if (bytes == 0) bytes = std::clamp<size_t>(4 * cpu.l3_bytes, size_t{512} << 20, size_t{1} << 30);
   bytes = (bytes + (size_t{2} << 20) - 1) & ~((size_t{2} << 20) - 1);
   if (options.passes < 1) return make_error("bandwidth: passes must be at least 1");
 

@@ -14,7 +14,7 @@
 namespace wafer {
 
 struct BandwidthOptions {
-  size_t buffer_bytes = 0;  // 0: max(512 MiB, 8 x L3)
+  size_t buffer_bytes = 0;  // 0: 4 x L3, at least 512 MiB, at most 1 GiB
   int passes = 7;           // timed passes after one warm-up; the median is reported
 };
 

@@ -44,6 +44,7 @@ struct PackedImpl {
     static constexpr int kOffset = V::kQ8Offset;
     static I dot(I acc, I w, I a) { return V::dot_q8(acc, w, a); }
     static void unpack(const uint8_t* blk, int lane0, I* w) {
+      _Pragma("GCC unroll 16")
       for (int g = 0; g < 8; ++g) w[g] = dword_row(blk, 32, g, lane0);
     }
   };
@@ -53,6 +54,7 @@ struct PackedImpl {
     static I dot(I acc, I w, I a) { return V::dot_u(acc, w, a); }
     static void unpack(const uint8_t* blk, int lane0, I* w) {
       const I m4 = V::set1(0x0f0f0f0f);
+      _Pragma("GCC unroll 16")
       for (int k = 0; k < 4; ++k) {
         I raw = dword_row(blk, 32, k, lane0);
         w[k] = V::and_(raw, m4);
@@ -67,6 +69,7 @@ struct PackedImpl {
     static void unpack(const uint8_t* blk, int lane0, I* w) {
       const I m4 = V::set1(0x0f0f0f0f);
       const I qh = dword_row(blk, 32, 0, lane0);
+      _Pragma("GCC unroll 16")
       for (int k = 0; k < 4; ++k) {
         I raw = dword_row(blk, 96, k, lane0);
         w[k] = V::or_(V::and_(raw, m4), V::spread_bits(qh, 4 * k));
@@ -82,11 +85,18 @@ struct PackedImpl {
       const F dw = halves(blk, 0, lane0);
       I w[8];
       Fmt::unpack(blk, lane0, w);
+      _Pragma("GCC unroll 16")
       for (int t = 0; t < T; ++t) {
         const int64_t bi = (t0 + t) * nb + b;
         const uint8_t* qa = x.rows + (t0 + t) * x.row_bytes + b * 34 + 2;
-        I s = V::set1(Fmt::kOffset == 0 ? 0 : -Fmt::kOffset * x.sums[bi]);
-        for (int g = 0; g < 8; ++g) s = Fmt::dot(s, w[g], V::bcast32(qa + 4 * g));
+        // Two dependency chains: with few tokens nothing else hides the VNNI latency.
+        I s = V::set1(Fmt::kOffset == 0 ? 0 : -Fmt::kOffset * x.sums[bi]), s1 = V::set1(0);
+        _Pragma("GCC unroll 16")
+        for (int g = 0; g < 8; g += 2) {
+          s = Fmt::dot(s, w[g], V::bcast32(qa + 4 * g));
+          s1 = Fmt::dot(s1, w[g + 1], V::bcast32(qa + 4 * g + 4));
+        }
+        s = V::add(s, s1);
         acc[t] = V::fmadd(V::to_float(s), V::mul(dw, V::set1f(x.d[bi])), acc[t]);
       }
     }
@@ -129,12 +139,15 @@ struct PackedImpl {
       const I mp[4] = {V::and_(mn_lo, m_lo16), V::and_(V::srl(mn_lo, 8), m_lo16), V::and_(mn_hi, m_lo16),
                        V::and_(V::srl(mn_hi, 8), m_lo16)};
       I isum[T];
+      _Pragma("GCC unroll 16")
       for (int t = 0; t < T; ++t) isum[t] = V::set1(0);
+      _Pragma("GCC unroll 16")
       for (int sub = 0; sub < 8; ++sub) {
         const int chunk = sub / 2;
         const bool high = sub & 1;
         const I sc = V::and_(V::srl(sub < 4 ? sc_lo : sc_hi, 8 * (sub % 4)), m_byte);
         I w[8];
+        _Pragma("GCC unroll 16")
         for (int g = 0; g < 8; ++g) {
           I raw = dword_row(blk, kQs, chunk * 8 + g, lane0);
           w[g] = V::and_(high ? V::srl(raw, 4) : raw, m4);
@@ -146,16 +159,20 @@ struct PackedImpl {
             w[g] = V::or_(w[g], V::and_(hb, m_bit));
           }
         }
+        _Pragma("GCC unroll 16")
         for (int t = 0; t < T; ++t) {
           const int8_t* qa = q8k_qs(x, t0 + t, b) + sub * 32;
           I s = V::set1(0);
+          _Pragma("GCC unroll 16")
           for (int g = 0; g < 8; ++g) s = V::dot_u(s, w[g], V::bcast32(qa + 4 * g));
           isum[t] = V::add(isum[t], V::mullo(s, sc));
         }
       }
+      _Pragma("GCC unroll 16")
       for (int t = 0; t < T; ++t) {
         const int16_t* bs = q8k_bsums(x, t0 + t, b);
         int B[8];
+        _Pragma("GCC unroll 16")
         for (int j = 0; j < 8; ++j) B[j] = bs[2 * j] + bs[2 * j + 1];
         I msum = V::madd16(mp[0], V::set1(pack16(B[0], B[2])));
         msum = V::add(msum, V::madd16(mp[1], V::set1(pack16(B[1], B[3]))));
@@ -177,11 +194,15 @@ struct PackedImpl {
       const uint8_t* blk = panel + b * kBlockBytes;
       const F d = halves(blk, 0, lane0);
       I isum[T];
+      _Pragma("GCC unroll 16")
       for (int t = 0; t < T; ++t) isum[t] = V::set1(0);
+      _Pragma("GCC unroll 16")
       for (int h = 0; h < 2; ++h) {
+        _Pragma("GCC unroll 16")
         for (int quarter = 0; quarter < 4; ++quarter) {
           // 8 dwords = elements 128h + 32 quarter + 0..31 = sub-blocks s0 and s0 + 1.
           I w[8];
+          _Pragma("GCC unroll 16")
           for (int idx = 0; idx < 8; ++idx) {
             I ql = dword_row(blk, kQl, 16 * h + 8 * (quarter & 1) + idx, lane0);
             I qh = dword_row(blk, kQh, 8 * h + idx, lane0);
@@ -194,16 +215,20 @@ struct PackedImpl {
           const I sw = dword_row(blk, kScales, s0 / 4, lane0);
           const I sc0 = V::sra(V::sll(sw, 24 - 8 * (s0 % 4)), 24);
           const I sc1 = V::sra(V::sll(sw, 24 - 8 * (s0 % 4 + 1)), 24);
+          _Pragma("GCC unroll 16")
           for (int t = 0; t < T; ++t) {
             const int8_t* qa = q8k_qs(x, t0 + t, b) + 128 * h + 32 * quarter;
             const int16_t* bs = q8k_bsums(x, t0 + t, b);
             I a0 = V::set1(-32 * bs[s0]), a1 = V::set1(-32 * bs[s0 + 1]);
+            _Pragma("GCC unroll 16")
             for (int idx = 0; idx < 4; ++idx) a0 = V::dot_u(a0, w[idx], V::bcast32(qa + 4 * idx));
+            _Pragma("GCC unroll 16")
             for (int idx = 4; idx < 8; ++idx) a1 = V::dot_u(a1, w[idx], V::bcast32(qa + 4 * idx));
             isum[t] = V::add(isum[t], V::add(V::mullo(a0, sc0), V::mullo(a1, sc1)));
           }
         }
       }
+      _Pragma("GCC unroll 16")
       for (int t = 0; t < T; ++t)
         acc[t] = V::fmadd(V::mul(d, V::set1f(q8k_d(x, t0 + t, b))), V::to_float(isum[t]), acc[t]);
     }
@@ -229,8 +254,10 @@ struct PackedImpl {
   static void tile_and_store(const PackedMatrix& w, const uint8_t* panel, int lane0, int n_rows,
                              const QuantizedActs& x, int t0, float* y, int64_t y_stride) {
     F acc[T];
+    _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) acc[t] = V::zero_f();
     tile<T>(w.type, panel, w.blocks_per_row(), lane0, x, t0, acc);
+    _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) V::store(y + (t0 + t) * y_stride, acc[t], n_rows);
   }
 

@@ -1,0 +1,233 @@
+// bench_kernels: the engine's building blocks against this machine's own limits, measured
+// in one run: thread-pool barrier cost, memory read bandwidth, decode matrix-vector
+// products (GB/s of weights streamed, as a fraction of the read bandwidth) and prefill
+// matrix products (int8 multiply-adds per second) for every packed weight type.
+//
+//   bench_kernels [--threads N] [--isa avx2|avx512] [--types q8_0,q4_0,...] [--quick]
+//
+// The machine may be shared: every figure is a median of repeated runs, and the
+// efficiency compares with the bandwidth measured in the same run.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/cpu_features.h"
+#include "engine/memory_bandwidth.h"
+#include "engine/packed_matmul.h"
+#include "engine/quant.h"
+#include "engine/repack.h"
+#include "engine/threadpool.h"
+
+using namespace wafer;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Aligned {
+  explicit Aligned(size_t n) : p(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64))), n(n) {}
+  ~Aligned() { std::free(p); }
+  Aligned(const Aligned&) = delete;
+  Aligned(Aligned&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
+  uint8_t* p;
+  size_t n;
+};
+
+// A rows x cols matrix of random ggml blocks with sane half scales, repacked.
+Aligned packed_random(TensorType t, int64_t rows, int64_t cols, std::mt19937& rng) {
+  auto info = tensor_type_info(static_cast<uint32_t>(t));
+  std::vector<uint8_t> src(*row_bytes(t, cols) * rows);
+  for (auto& b : src) b = static_cast<uint8_t>(rng());
+  const uint16_t scale = quant::fp32_to_fp16(0.01f);
+  const int d_off = t == TensorType::Q6_K ? 208 : 0;
+  for (size_t i = 0; i < src.size() / info->block_bytes; ++i) {
+    uint8_t* blk = src.data() + i * info->block_bytes;
+    std::memcpy(blk + d_off, &scale, 2);
+    if (t == TensorType::Q4_K || t == TensorType::Q5_K) std::memcpy(blk + 2, &scale, 2);
+  }
+  Aligned out(packed_bytes(t, rows, cols));
+  repack(t, src.data(), rows, cols, out.p);
+  return out;
+}
+
+std::vector<float> random_floats(size_t n, std::mt19937& rng) {
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+double barrier_ns(ThreadPool& pool) {
+  std::vector<double> per;
+  for (int batch = 0; batch < 30; ++batch) {
+    auto t = Clock::now();
+    for (int i = 0; i < 2000; ++i) pool.run_on_all([](int, int) {});
+    per.push_back(seconds_since(t) / 2000 * 1e9);
+  }
+  return median(per);
+}
+
+struct Args {
+  int threads = 0;  // 0: 1 and the physical core count
+  const PackedKernels* kernels = best_packed_kernels();
+  std::vector<TensorType> types = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
+                                   TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
+  bool quick = false;
+};
+
+bool parse(int argc, char** argv, Args* a) {
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (s == "--threads") {
+      a->threads = std::atoi(next().c_str());
+    } else if (s == "--isa") {
+      std::string v = next();
+      a->kernels = packed_kernels(v == "avx2" ? KernelIsa::Avx2 : KernelIsa::Avx512);
+      if (!a->kernels) {
+        std::fprintf(stderr, "this CPU cannot run the %s kernels\n", v.c_str());
+        return false;
+      }
+    } else if (s == "--types") {
+      a->types.clear();
+      std::string v = next();
+      for (size_t p = 0; p <= v.size();) {
+        size_t e = v.find(',', p);
+        if (e == std::string::npos) e = v.size();
+        std::string name = v.substr(p, e - p);
+        bool found = false;
+        for (uint32_t raw = 0; raw < 40; ++raw) {
+          auto info = tensor_type_info(raw);
+          if (info && info->name == name && is_packable(info->type)) {
+            a->types.push_back(info->type);
+            found = true;
+          }
+        }
+        if (!found) {
+          std::fprintf(stderr, "unknown or unpackable type '%s'\n", name.c_str());
+          return false;
+        }
+        p = e + 1;
+      }
+    } else if (s == "--quick") {
+      a->quick = true;
+    } else {
+      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512] [--types q8_0,...] [--quick]\n");
+      return false;
+    }
+  }
+  if (!a->kernels) {
+    std::fprintf(stderr, "no packed kernels run on this CPU (needs AVX2)\n");
+    return false;
+  }
+  return true;
+}
+
+// Decode: one token through a stack of matrices bigger than the caches, each split into
+// per-thread panel slices, as the forward pass does. Returns GB/s of weights.
+double decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937& rng) {
+  const int64_t rows = 4864, cols = t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K ? 1024 : 896;
+  const size_t one = packed_bytes(t, rows, cols);
+  const CpuFeatures& cpu = cpu_features();
+  const size_t want = std::max<size_t>(size_t{256} << 20, 4 * cpu.l3_bytes) / (a.quick ? 4 : 1);
+  std::vector<Aligned> mats;
+  for (size_t total = 0; total < want; total += one) mats.push_back(packed_random(t, rows, cols, rng));
+  auto x = random_floats(cols, rng);
+  Aligned abuf(quantized_acts_bytes(t, cols, 1));
+  QuantizedActs q = quantize_acts(t, x.data(), cols, 1, cols, abuf.p);
+  std::vector<float> y(rows);
+  const int n = pool.threads();
+  std::vector<double> gbs;
+  for (int rep = 0; rep < (a.quick ? 4 : 12); ++rep) {
+    auto start = Clock::now();
+    for (auto& m : mats) {
+      PackedMatrix pm{t, rows, cols, m.p};
+      pool.run_on_all([&](int th, int) {
+        auto [b, e] = ThreadPool::slice(pm.panels(), th, n);
+        a.kernels->matmul(pm, q, y.data(), rows, b, e);
+      });
+    }
+    double s = seconds_since(start);
+    if (rep > 0) gbs.push_back(static_cast<double>(one * mats.size()) / s / 1e9);
+  }
+  return median(gbs);
+}
+
+// Prefill: n_tokens through one FFN-shaped matrix (L2-resident panels, activations
+// shared). Returns multiply-adds per second (1e9).
+double prefill_gmacs(const Args& a, ThreadPool& pool, TensorType t, int n_tokens, std::mt19937& rng) {
+  const int64_t rows = 4864, cols = t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K ? 1024 : 896;
+  Aligned m = packed_random(t, rows, cols, rng);
+  PackedMatrix pm{t, rows, cols, m.p};
+  auto x = random_floats(static_cast<size_t>(cols * n_tokens), rng);
+  Aligned abuf(quantized_acts_bytes(t, cols, n_tokens));
+  QuantizedActs q = quantize_acts(t, x.data(), cols, n_tokens, cols, abuf.p);
+  std::vector<float> y(static_cast<size_t>(rows * n_tokens));
+  const int n = pool.threads();
+  std::vector<double> g;
+  for (int rep = 0; rep < (a.quick ? 3 : 7); ++rep) {
+    auto start = Clock::now();
+    pool.run_on_all([&](int th, int) {
+      auto [b, e] = ThreadPool::slice(pm.panels(), th, n);
+      a.kernels->matmul(pm, q, y.data(), rows, b, e);
+    });
+    double s = seconds_since(start);
+    if (rep > 0) g.push_back(static_cast<double>(rows * cols) * n_tokens / s / 1e9);
+  }
+  return median(g);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  if (!parse(argc, argv, &a)) return 2;
+  const CpuFeatures& cpu = cpu_features();
+  std::printf("%s", describe(cpu).c_str());
+  std::printf("kernels: %s\n", a.kernels->name);
+  std::vector<int> thread_counts;
+  if (a.threads > 0)
+    thread_counts.push_back(a.threads);
+  else {
+    thread_counts.push_back(1);
+    if (cpu.physical_cores > 1) thread_counts.push_back(static_cast<int>(cpu.physical_cores));
+  }
+  std::mt19937 rng(42);
+  for (int threads : thread_counts) {
+    auto pool = ThreadPool::create({threads, true, 300});
+    if (!pool.ok()) {
+      std::fprintf(stderr, "%s\n", pool.error().message.c_str());
+      return 1;
+    }
+    auto bw = measure_read_bandwidth(**pool);
+    if (!bw.ok()) {
+      std::fprintf(stderr, "%s\n", bw.error().message.c_str());
+      return 1;
+    }
+    std::printf("\nthreads %d: barrier %.0f ns per run, read bandwidth %.1f GB/s (best %.1f)\n", threads,
+                barrier_ns(**pool), bw->read_gbs, bw->best_gbs);
+    std::printf("%-6s %12s %11s %16s %16s\n", "type", "decode GB/s", "efficiency", "prefill128 GMAC/s",
+                "prefill512 GMAC/s");
+    for (TensorType t : a.types) {
+      double d = decode_gbs(a, **pool, t, rng);
+      double p128 = prefill_gmacs(a, **pool, t, 128, rng);
+      double p512 = prefill_gmacs(a, **pool, t, 512, rng);
+      std::printf("%-6s %12.1f %11.2f %16.0f %16.0f\n", std::string(tensor_type_name(t)).c_str(), d,
+                  d / bw->read_gbs, p128, p512);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
