@@ -52,10 +52,10 @@ Result<Bandwidth> measure_read_bandwidth(ThreadPool& pool, const BandwidthOption
 
   auto* words = static_cast<uint64_t*>(buf.p);
   const size_t n_words = bytes / sizeof(uint64_t);
-  const int threads = pool.threads();
+  const int threads = pool.size();
   // Each thread first-touches the slice it will read (its pages land near its core).
-  pool.run_on_all([&](int t, int) {
-    auto [b, e] = ThreadPool::slice(static_cast<int64_t>(n_words), t, threads, 512);
+  pool.run([&](int t) {
+    auto [b, e] = thread_slice(static_cast<int64_t>(n_words), t, threads, 512);
     for (int64_t i = b; i < e; ++i) words[i] = static_cast<uint64_t>(i);
   });
 
@@ -64,8 +64,8 @@ Result<Bandwidth> measure_read_bandwidth(ThreadPool& pool, const BandwidthOption
   volatile uint64_t sink = 0;
   for (int pass = 0; pass <= options.passes; ++pass) {
     auto start = std::chrono::steady_clock::now();
-    pool.run_on_all([&](int t, int) {
-      auto [b, e] = ThreadPool::slice(static_cast<int64_t>(n_words), t, threads, 512);
+    pool.run([&](int t) {
+      auto [b, e] = thread_slice(static_cast<int64_t>(n_words), t, threads, 512);
       partial[static_cast<size_t>(t) * 8] = sum_words(words + b, static_cast<size_t>(e - b));
     });
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

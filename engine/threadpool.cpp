@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
 #include <climits>
-#include <system_error>
 
 #include "engine/cpu_features.h"
 
@@ -48,18 +48,6 @@ bool spin_until(Pred pred, int spin_us) {
 
 }  // namespace
 
-Result<std::unique_ptr<ThreadPool>> ThreadPool::create(const ThreadPoolOptions& options) {
-  if (options.threads < 0 || options.threads > 1024)
-    return make_error("thread pool: thread count " + std::to_string(options.threads) + " out of range");
-  std::unique_ptr<ThreadPool> pool(new ThreadPool(options));
-  try {
-    for (int t = 1; t < pool->n_threads_; ++t) pool->workers_.emplace_back([p = pool.get(), t] { p->worker_main(t); });
-  } catch (const std::system_error& e) {
-    return make_error(std::string("thread pool: cannot start worker threads: ") + e.what());
-  }
-  return pool;
-}
-
 ThreadPool::ThreadPool(const ThreadPoolOptions& options) : options_(options) {
   const CpuFeatures& cpu = cpu_features();
   n_threads_ = options.threads > 0 ? options.threads : static_cast<int>(cpu.physical_cores);
@@ -67,6 +55,7 @@ ThreadPool::ThreadPool(const ThreadPoolOptions& options) : options_(options) {
   // More threads than cores wrap around the core list (useful only for testing).
   if (options.pin && !cpu.core_cpus.empty())
     for (int t = 0; t < n_threads_; ++t) cpus_.push_back(cpu.core_cpus[t % cpu.core_cpus.size()]);
+  for (int t = 1; t < n_threads_; ++t) workers_.emplace_back([this, t] { worker_main(t); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -76,15 +65,12 @@ ThreadPool::~ThreadPool() {
   for (auto& w : workers_) w.join();
 }
 
-std::pair<int64_t, int64_t> ThreadPool::slice(int64_t n, int t, int n_threads, int64_t granule) {
-  if (granule < 1) granule = 1;
-  int64_t units = (n + granule - 1) / granule;
-  int64_t per = units / n_threads, extra = units % n_threads;
-  int64_t begin = (t * per + (t < extra ? t : extra)) * granule;
-  int64_t end = begin + (per + (t < extra ? 1 : 0)) * granule;
-  if (begin > n) begin = n;
-  if (end > n) end = n;
-  return {begin, end};
+Slice thread_slice(int64_t n, int index, int count, int64_t align) {
+  if (align < 1) align = 1;
+  if (count < 1) count = 1;
+  const int64_t units = (n + align - 1) / align;
+  const int64_t lo = units * index / count, hi = units * (index + 1) / count;
+  return {std::min(n, lo * align), std::min(n, hi * align)};
 }
 
 void ThreadPool::pin_caller() {
@@ -95,12 +81,12 @@ void ThreadPool::pin_caller() {
   pinned_caller_ = self;
 }
 
-void ThreadPool::run_tasks(int thread) {
+void ThreadPool::run_own_tasks(int thread) {
   const TaskFn& fn = *job_;
   for (int task = thread; task < n_tasks_; task += n_threads_) fn(task, thread);
 }
 
-void ThreadPool::run(int n_tasks, TaskFn fn) {
+void ThreadPool::run_tasks(int n_tasks, TaskFn fn) {
   if (n_tasks <= 0) return;
   pin_caller();
   if (n_threads_ == 1) {
@@ -115,7 +101,7 @@ void ThreadPool::run(int n_tasks, TaskFn fn) {
   generation_.fetch_add(1, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(&generation_);
 
-  run_tasks(0);
+  run_own_tasks(0);
 
   auto done = [this] { return remaining_.load(std::memory_order_acquire) == 0; };
   if (!spin_until(done, options_.spin_us)) {
@@ -149,7 +135,7 @@ void ThreadPool::worker_main(int thread) {
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_acquire)) return;
 
-    run_tasks(thread);
+    run_own_tasks(thread);
 
     if (remaining_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
         owner_sleeping_.load(std::memory_order_seq_cst) != 0)

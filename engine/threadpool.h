@@ -4,18 +4,17 @@
 // thread that owns rows [a, b) of a matrix reads the same bytes token after token and
 // whatever fits in its core's caches stays there. The calling thread is thread 0 and
 // works too. Nothing in run() allocates, locks or makes a system call while the workers
-// are still spinning (they fall asleep on a futex only after spin_us idle microseconds).
+// are still spinning (they fall asleep on a futex only after spin_us idle microseconds):
+// a barrier costs a few hundred nanoseconds while the threads are hot.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "engine/result.h"
 
 namespace wafer {
 
@@ -35,35 +34,44 @@ class TaskFn {
 };
 
 struct ThreadPoolOptions {
-  int threads = 0;        // 0: one per physical core the process may run on
-  bool pin = true;        // pin thread t to the t-th physical core
-  int spin_us = 300;      // idle time a worker spins before it sleeps on a futex
+  int threads = 0;    // <= 0: one per physical core the process may run on
+  bool pin = true;    // pin thread t to the t-th physical core
+  int spin_us = 300;  // idle time a worker spins before it sleeps on a futex
 };
+
+// The half-open range [begin, end) of n items that thread `index` of `count` owns:
+// contiguous, in whole multiples of `align` items (except the end of the range), sizes
+// differing by at most one unit.
+struct Slice {
+  int64_t begin, end;
+};
+Slice thread_slice(int64_t n, int index, int count, int64_t align = 1);
 
 class ThreadPool {
  public:
-  static Result<std::unique_ptr<ThreadPool>> create(const ThreadPoolOptions& options = {});
+  // Starts the workers (throws std::system_error if the OS refuses a thread, like
+  // std::thread itself).
+  explicit ThreadPool(int n_threads = 0) : ThreadPool(ThreadPoolOptions{n_threads}) {}
+  explicit ThreadPool(const ThreadPoolOptions& options);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int threads() const { return n_threads_; }
+  int size() const { return n_threads_; }
 
-  // Runs fn(task, thread) for task in [0, n_tasks), task i on thread i % threads(), and
-  // returns when all are done. Must be called from one thread at a time (the owner).
-  void run(int n_tasks, TaskFn fn);
+  // fn(thread) once on every thread (the caller is thread 0); returns when all are done.
+  // Must be called from one thread at a time and not from inside fn.
+  template <typename F>
+  void run(F&& fn) {
+    run_tasks(n_threads_, [&fn](int, int thread) { fn(thread); });
+  }
 
-  // fn(thread, thread) once on every thread.
-  void run_on_all(TaskFn fn) { run(n_threads_, fn); }
-
-  // The slice [begin, end) of n items that thread t owns when n is split into threads()
-  // contiguous parts, each a multiple of `granule` items (the last takes the rest).
-  static std::pair<int64_t, int64_t> slice(int64_t n, int t, int n_threads, int64_t granule = 1);
+  // fn(task, thread) for task in [0, n_tasks), task i always on thread i % size().
+  void run_tasks(int n_tasks, TaskFn fn);
 
  private:
-  explicit ThreadPool(const ThreadPoolOptions& options);
   void worker_main(int thread);
-  void run_tasks(int thread);
+  void run_own_tasks(int thread);
   void pin_caller();
 
   int n_threads_ = 1;

@@ -73,7 +73,7 @@ double barrier_ns(ThreadPool& pool) {
   std::vector<double> per;
   for (int batch = 0; batch < 30; ++batch) {
     auto t = Clock::now();
-    for (int i = 0; i < 2000; ++i) pool.run_on_all([](int, int) {});
+    for (int i = 0; i < 2000; ++i) pool.run([](int) {});
     per.push_back(seconds_since(t) / 2000 * 1e9);
   }
   return median(per);
@@ -148,14 +148,14 @@ double decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937& r
   Aligned abuf(quantized_acts_bytes(t, cols, 1));
   QuantizedActs q = quantize_acts(t, x.data(), cols, 1, cols, abuf.p);
   std::vector<float> y(rows);
-  const int n = pool.threads();
+  const int n = pool.size();
   std::vector<double> gbs;
   for (int rep = 0; rep < (a.quick ? 4 : 12); ++rep) {
     auto start = Clock::now();
     for (auto& m : mats) {
       PackedMatrix pm{t, rows, cols, m.p};
-      pool.run_on_all([&](int th, int) {
-        auto [b, e] = ThreadPool::slice(pm.panels(), th, n);
+      pool.run([&](int th) {
+        auto [b, e] = thread_slice(pm.panels(), th, n);
         a.kernels->matmul(pm, q, y.data(), rows, b, e);
       });
     }
@@ -175,12 +175,12 @@ double prefill_gmacs(const Args& a, ThreadPool& pool, TensorType t, int n_tokens
   Aligned abuf(quantized_acts_bytes(t, cols, n_tokens));
   QuantizedActs q = quantize_acts(t, x.data(), cols, n_tokens, cols, abuf.p);
   std::vector<float> y(static_cast<size_t>(rows * n_tokens));
-  const int n = pool.threads();
+  const int n = pool.size();
   std::vector<double> g;
   for (int rep = 0; rep < (a.quick ? 3 : 7); ++rep) {
     auto start = Clock::now();
-    pool.run_on_all([&](int th, int) {
-      auto [b, e] = ThreadPool::slice(pm.panels(), th, n);
+    pool.run([&](int th) {
+      auto [b, e] = thread_slice(pm.panels(), th, n);
       a.kernels->matmul(pm, q, y.data(), rows, b, e);
     });
     double s = seconds_since(start);
@@ -206,24 +206,20 @@ int main(int argc, char** argv) {
   }
   std::mt19937 rng(42);
   for (int threads : thread_counts) {
-    auto pool = ThreadPool::create({threads, true, 300});
-    if (!pool.ok()) {
-      std::fprintf(stderr, "%s\n", pool.error().message.c_str());
-      return 1;
-    }
-    auto bw = measure_read_bandwidth(**pool);
+    ThreadPool pool(threads);
+    auto bw = measure_read_bandwidth(pool);
     if (!bw.ok()) {
       std::fprintf(stderr, "%s\n", bw.error().message.c_str());
       return 1;
     }
     std::printf("\nthreads %d: barrier %.0f ns per run, read bandwidth %.1f GB/s (best %.1f)\n", threads,
-                barrier_ns(**pool), bw->read_gbs, bw->best_gbs);
+                barrier_ns(pool), bw->read_gbs, bw->best_gbs);
     std::printf("%-6s %12s %11s %16s %16s\n", "type", "decode GB/s", "efficiency", "prefill128 GMAC/s",
                 "prefill512 GMAC/s");
     for (TensorType t : a.types) {
-      double d = decode_gbs(a, **pool, t, rng);
-      double p128 = prefill_gmacs(a, **pool, t, 128, rng);
-      double p512 = prefill_gmacs(a, **pool, t, 512, rng);
+      double d = decode_gbs(a, pool, t, rng);
+      double p128 = prefill_gmacs(a, pool, t, 128, rng);
+      double p512 = prefill_gmacs(a, pool, t, 512, rng);
       std::printf("%-6s %12.1f %11.2f %16.0f %16.0f\n", std::string(tensor_type_name(t)).c_str(), d,
                   d / bw->read_gbs, p128, p512);
       std::fflush(stdout);
