@@ -18,7 +18,7 @@
 
 #include "engine/cpu_features.h"
 #include "engine/memory_bandwidth.h"
-#include "engine/packed_matmul.h"
+#include "engine/simd_kernels.h"
 #include "engine/quant.h"
 #include "engine/repack.h"
 #include "engine/threadpool.h"
@@ -81,7 +81,7 @@ double barrier_ns(ThreadPool& pool) {
 
 struct Args {
   int threads = 0;  // 0: 1 and the physical core count
-  const PackedKernels* kernels = best_packed_kernels();
+  const SimdKernels* kernels = best_simd_kernels();
   std::vector<TensorType> types = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
                                    TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
   bool quick = false;
@@ -95,7 +95,7 @@ bool parse(int argc, char** argv, Args* a) {
       a->threads = std::atoi(next().c_str());
     } else if (s == "--isa") {
       std::string v = next();
-      a->kernels = packed_kernels(v == "avx2" ? KernelIsa::Avx2 : KernelIsa::Avx512);
+      a->kernels = simd_kernels(v == "avx2" ? KernelIsa::Avx2 : KernelIsa::Avx512);
       if (!a->kernels) {
         std::fprintf(stderr, "this CPU cannot run the %s kernels\n", v.c_str());
         return false;

@@ -1,6 +1,6 @@
 // The packed-matmul kernels, written once over a vector "traits" type V and compiled once
-// per instruction set: kernels/avx512/packed_avx512.cpp instantiates them with 16-lane
-// VNNI traits, kernels/avx2/packed_avx2.cpp with 8-lane AVX2 traits. One vector lane is one
+// per instruction set: kernels/avx512/kernels_avx512.cpp instantiates them with 16-lane
+// VNNI traits, kernels/avx2/kernels_avx2.cpp with 8-lane AVX2 traits. One vector lane is one
 // weight row of a 16-row panel (repack.h); an 8-lane ISA walks each panel in two halves.
 //
 // V provides (I: vector of int32 lanes, F: vector of float lanes):
@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-#include "engine/packed_matmul.h"
+#include "engine/simd_kernels.h"
 
 namespace wafer::simd {
 

@@ -1,7 +1,10 @@
-// Matrix products of repacked weights (repack.h) with a batch of quantized activation
-// rows: y[t][r] = dot(weight row r, activation row t). One entry point serves decode (one
-// token: a matrix-vector product, bound by how fast the weights stream from memory) and
-// prefill (many tokens: each weight block is unpacked once and applied to a tile of up to
+// The engine's SIMD kernels, one table per instruction set, chosen once by CPUID:
+//  - matmul: repacked weights (repack.h) times a batch of quantized activation rows,
+//    y[t][r] = dot(weight row r, activation row t);
+//  - attend: one query head over the cached keys and values (softmax attention);
+//  - swiglu: silu(gate) * up, elementwise.
+// One matmul serves decode (one token: a matrix-vector product, bound by how fast the
+// weights stream from memory) and prefill (many tokens: each weight block is unpacked once and applied to a tile of up to
 // 8 tokens, so the int8 arithmetic, not memory, sets the pace).
 //
 // Activations are quantized exactly as llama.cpp quantizes them (quant.h: Q8_0 for
@@ -9,7 +12,7 @@
 // scalar reference's; only the order of the float accumulation of block results differs.
 //
 // The kernels exist once per instruction set (kernels/avx2, kernels/avx512), each file
-// compiled with its own flags; select_packed_kernels() picks one by CPUID, once.
+// compiled with its own flags; best_simd_kernels() picks one by CPUID, once.
 #pragma once
 
 #include <cstddef>
@@ -56,17 +59,27 @@ enum class KernelIsa { Avx2, Avx512 };
 using PackedMatmulFn = void (*)(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                                 int64_t panel_begin, int64_t panel_end);
 
-struct PackedKernels {
+// out[0..dv) = sum_p softmax_p(scale * q . keys[p]) * values[p] over p < n_pos; keys and
+// values are n_pos rows of dk / dv floats, dk and dv multiples of 16; scores is scratch
+// for n_pos floats.
+using AttendFn = void (*)(const float* q, const float* keys, const float* values, int n_pos, int dk, int dv,
+                          float scale, float* scores, float* out);
+// g[i] = g[i] / (1 + e^-g[i]) * u[i].
+using SwigluFn = void (*)(float* g, const float* u, int64_t n);
+
+struct SimdKernels {
   KernelIsa isa;
   const char* name;  // "avx2", "avx512-vnni"
   PackedMatmulFn matmul;
+  AttendFn attend;
+  SwigluFn swiglu;
 };
 
 // The kernels for an instruction set, or nullptr when this CPU (or this build) lacks it.
-const PackedKernels* packed_kernels(KernelIsa isa);
+const SimdKernels* simd_kernels(KernelIsa isa);
 
 // The fastest kernels this CPU runs, or nullptr when none does (no AVX2: the engine then
 // computes on the ggml layout with the scalar reference).
-const PackedKernels* best_packed_kernels();
+const SimdKernels* best_simd_kernels();
 
 }  // namespace wafer

@@ -3,6 +3,7 @@
 // vpdpbusd for the int8 dot products, token tiles of 8 for prefill.
 #include <immintrin.h>
 
+#include "engine/kernels/simd/float_kernels.h"
 #include "engine/kernels/simd/packed_kernels.h"
 
 namespace wafer::kernels_avx512 {
@@ -48,6 +49,26 @@ struct V {
   static F half_to_float(const uint16_t* p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
+  static F loadf(const float* p) { return _mm512_loadu_ps(p); }
+  static void storef(float* p, F v) { _mm512_storeu_ps(p, v); }
+  static F subf(F a, F b) { return _mm512_sub_ps(a, b); }
+  static F divf(F a, F b) { return _mm512_div_ps(a, b); }
+  static float reduce_add(F v) { return _mm512_reduce_add_ps(v); }
+  // e^x = 2^n * e^r with n = round(x / ln2), r = x - n ln2 (two-part ln2 for precision).
+  static F exp(F x) {
+    x = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(88.7f)), _mm512_set1_ps(-87.3f));
+    const F n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT);
+    F r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    F p = _mm512_set1_ps(1.0f / 720);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(p, n);
+  }
   static F set1f(float v) { return _mm512_set1_ps(v); }
   static F zero_f() { return _mm512_setzero_ps(); }
   static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
@@ -68,5 +89,12 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
                    int64_t panel_end) {
   simd::PackedImpl<V>::matmul(w, x, y, y_stride, panel_begin, panel_end);
 }
+
+void attend(const float* q, const float* keys, const float* values, int n_pos, int dk, int dv, float scale,
+            float* scores, float* out) {
+  simd::FloatImpl<V>::attend(q, keys, values, n_pos, dk, dv, scale, scores, out);
+}
+
+void swiglu(float* g, const float* u, int64_t n) { simd::FloatImpl<V>::swiglu(g, u, n); }
 
 }  // namespace wafer::kernels_avx512

@@ -3,6 +3,7 @@
 // for the int8 dot products, token tiles of 4 (16 vector registers) for prefill.
 #include <immintrin.h>
 
+#include "engine/kernels/simd/float_kernels.h"
 #include "engine/kernels/simd/packed_kernels.h"
 
 namespace wafer::kernels_avx2 {
@@ -54,6 +55,37 @@ struct V {
   static F half_to_float(const uint16_t* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
+  static F loadf(const float* p) { return _mm256_loadu_ps(p); }
+  static void storef(float* p, F v) { _mm256_storeu_ps(p, v); }
+  static F subf(F a, F b) { return _mm256_sub_ps(a, b); }
+  static F divf(F a, F b) { return _mm256_div_ps(a, b); }
+  static float reduce_add(F v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+  // e^x = 2^n * e^r with n = round(x / ln2), r = x - n ln2 (two-part ln2 for precision);
+  // 2^n is built in the exponent field (n >= -126 after the clamp).
+  static F exp(F x) {
+    x = _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(88.7f)), _mm256_set1_ps(-87.3f));
+    const F n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    F r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    F p = _mm256_set1_ps(1.0f / 720);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    // 2^n in two halves so n = 128 (x near 88.7) does not overflow the exponent field.
+    const __m256i ni = _mm256_cvtps_epi32(n);
+    const __m256i h = _mm256_srai_epi32(ni, 1);
+    const F a = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, _mm256_set1_epi32(127)), 23));
+    const F b = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ni, h), _mm256_set1_epi32(127)), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, a), b);
+  }
   static F set1f(float v) { return _mm256_set1_ps(v); }
   static F zero_f() { return _mm256_setzero_ps(); }
   static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
@@ -77,5 +109,12 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
                    int64_t panel_end) {
   simd::PackedImpl<V>::matmul(w, x, y, y_stride, panel_begin, panel_end);
 }
+
+void attend(const float* q, const float* keys, const float* values, int n_pos, int dk, int dv, float scale,
+            float* scores, float* out) {
+  simd::FloatImpl<V>::attend(q, keys, values, n_pos, dk, dv, scale, scores, out);
+}
+
+void swiglu(float* g, const float* u, int64_t n) { simd::FloatImpl<V>::swiglu(g, u, n); }
 
 }  // namespace wafer::kernels_avx2

@@ -1,4 +1,4 @@
-#include "engine/packed_matmul.h"
+#include "engine/simd_kernels.h"
 
 #include <cstring>
 
@@ -7,16 +7,19 @@
 
 namespace wafer {
 
-// Defined in kernels/avx2/packed_avx2.cpp and kernels/avx512/packed_avx512.cpp (each
+// Defined in kernels/avx2/kernels_avx2.cpp and kernels/avx512/kernels_avx512.cpp (each
 // compiled with its own -m flags; never called unless CPUID allows).
-namespace kernels_avx2 {
-void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
-                   int64_t panel_begin, int64_t panel_end);
-}
-namespace kernels_avx512 {
-void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
-                   int64_t panel_begin, int64_t panel_end);
-}
+#define WAFER_DECLARE_ISA(ns)                                                                              \
+  namespace ns {                                                                                           \
+  void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,             \
+                     int64_t panel_begin, int64_t panel_end);                                              \
+  void attend(const float* q, const float* keys, const float* values, int n_pos, int dk, int dv, float scale, \
+              float* scores, float* out);                                                                  \
+  void swiglu(float* g, const float* u, int64_t n);                                                        \
+  }
+WAFER_DECLARE_ISA(kernels_avx2)
+WAFER_DECLARE_ISA(kernels_avx512)
+#undef WAFER_DECLARE_ISA
 
 namespace {
 
@@ -93,9 +96,11 @@ QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_t
   return finish(s, static_cast<const uint8_t*>(rows), n_tokens, cols, static_cast<uint8_t*>(aux));
 }
 
-const PackedKernels* packed_kernels(KernelIsa isa) {
-  static const PackedKernels kAvx2{KernelIsa::Avx2, "avx2", kernels_avx2::packed_matmul};
-  static const PackedKernels kAvx512{KernelIsa::Avx512, "avx512-vnni", kernels_avx512::packed_matmul};
+const SimdKernels* simd_kernels(KernelIsa isa) {
+  static const SimdKernels kAvx2{KernelIsa::Avx2, "avx2", kernels_avx2::packed_matmul, kernels_avx2::attend,
+                                 kernels_avx2::swiglu};
+  static const SimdKernels kAvx512{KernelIsa::Avx512, "avx512-vnni", kernels_avx512::packed_matmul,
+                                   kernels_avx512::attend, kernels_avx512::swiglu};
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Avx2:
@@ -106,9 +111,9 @@ const PackedKernels* packed_kernels(KernelIsa isa) {
   return nullptr;
 }
 
-const PackedKernels* best_packed_kernels() {
-  if (const PackedKernels* k = packed_kernels(KernelIsa::Avx512)) return k;
-  return packed_kernels(KernelIsa::Avx2);
+const SimdKernels* best_simd_kernels() {
+  if (const SimdKernels* k = simd_kernels(KernelIsa::Avx512)) return k;
+  return simd_kernels(KernelIsa::Avx2);
 }
 
 }  // namespace wafer

@@ -7,11 +7,12 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
 
-#include "engine/packed_matmul.h"
+#include "engine/simd_kernels.h"
 #include "engine/quant.h"
 #include "engine/repack.h"
 
@@ -133,7 +134,7 @@ Reference reference(TensorType t, const std::vector<uint8_t>& w, const std::vect
   return r;
 }
 
-void check_type(TensorType t, const PackedKernels& k, bool exact) {
+void check_type(TensorType t, const SimdKernels& k, bool exact) {
   std::mt19937 rng(1234 + static_cast<int>(t) + (exact ? 1000 : 0));
   const int64_t elems = tensor_type_info(static_cast<uint32_t>(t))->block_elems;
   for (int64_t rows : {1, 7, 16, 17, 45}) {
@@ -179,7 +180,7 @@ const TensorType kTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_
                              TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
 
 void check_isa(KernelIsa isa) {
-  const PackedKernels* k = packed_kernels(isa);
+  const SimdKernels* k = simd_kernels(isa);
   if (!k) {
     WARN("this CPU lacks the instruction set; its kernels are not tested here");
     return;
@@ -231,4 +232,61 @@ TEST_CASE("repack rejects what it cannot pack") {
   REQUIRE(packed_bytes(TensorType::Q4_K, 1, 32) == 0);
   REQUIRE(packed_bytes(TensorType::Q8_0, 17, 64) == 2 * 2 * 544);
   REQUIRE(quantized_acts_bytes(TensorType::F16, 64, 1) == 0);
+}
+
+namespace {
+
+// The scalar definition of attention for one head, in double.
+std::vector<double> attend_reference(const std::vector<float>& q, const std::vector<float>& k,
+                                     const std::vector<float>& v, int n_pos, int dk, int dv, float scale) {
+  std::vector<double> s(static_cast<size_t>(n_pos));
+  double mx = -1e300, sum = 0;
+  for (int p = 0; p < n_pos; ++p) {
+    double d = 0;
+    for (int i = 0; i < dk; ++i) d += static_cast<double>(q[i]) * k[p * dk + i];
+    s[p] = d * scale;
+    mx = std::max(mx, s[p]);
+  }
+  for (auto& x : s) sum += (x = std::exp(x - mx));
+  std::vector<double> out(static_cast<size_t>(dv), 0.0);
+  for (int p = 0; p < n_pos; ++p)
+    for (int i = 0; i < dv; ++i) out[i] += s[p] / sum * v[p * dv + i];
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("attention and swiglu kernels match their definitions") {
+  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512}) {
+    const SimdKernels* k = simd_kernels(isa);
+    if (!k) continue;
+    std::mt19937 rng(3);
+    std::normal_distribution<float> n01(0.f, 1.f);
+    for (int dk : {16, 64, 128}) {
+      for (int n_pos : {1, 2, 15, 16, 17, 100}) {
+        INFO(k->name << " dk " << dk << " n_pos " << n_pos);
+        const int dv = dk == 16 ? 16 : 2 * dk - 64;  // dv != dk too
+        std::vector<float> q(dk), kk(static_cast<size_t>(n_pos * dk)), v(static_cast<size_t>(n_pos * dv));
+        for (auto& x : q) x = 3 * n01(rng);
+        for (auto& x : kk) x = n01(rng);
+        for (auto& x : v) x = n01(rng);
+        std::vector<float> scores(static_cast<size_t>(n_pos)), out(static_cast<size_t>(dv));
+        const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+        k->attend(q.data(), kk.data(), v.data(), n_pos, dk, dv, scale, scores.data(), out.data());
+        auto want = attend_reference(q, kk, v, n_pos, dk, dv, scale);
+        for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(out[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
+      }
+    }
+    for (int64_t n : {1, 15, 16, 33, 4864}) {
+      std::vector<float> g(static_cast<size_t>(n)), u(static_cast<size_t>(n));
+      for (auto& x : g) x = 6 * n01(rng);
+      for (auto& x : u) x = n01(rng);
+      g[0] = -100.f;  // e^100 is clamped, silu stays ~0
+      if (n > 1) g[1] = 100.f;
+      std::vector<float> want(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) want[i] = static_cast<float>(g[i] / (1.0 + std::exp(-static_cast<double>(g[i]))) * u[i]);
+      k->swiglu(g.data(), u.data(), n);
+      for (int64_t i = 0; i < n; ++i) REQUIRE(std::fabs(g[i] - want[i]) <= 1e-6f * (1 + std::fabs(want[i])));
+    }
+  }
 }
