@@ -23,7 +23,7 @@ void add_bias(float* y, const std::vector<float>& bias, int n, size_t width) {
 }  // namespace
 
 Forward::Forward(const Model& model, ThreadPool& pool, int max_batch)
-    : model_(model), pool_(pool), max_batch_(std::max(1, max_batch)) {}
+    : model_(model), pool_(pool), max_batch_(std::max(1, max_batch)), simd_(model.backend().simd()) {}
 
 void Forward::matmul(const kernels::PackedMatrix& w, kernels::ActivationSet& x, float* out, int64_t stride) {
   model_.backend().matmul(w, x, out, stride, pool_);
@@ -111,7 +111,10 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     in_xn_.reset(xn_.data(), n, embd);
     matmul(L.w_gate, in_xn_, gate_.data(), ff);
     matmul(L.w_up, in_xn_, up_.data(), ff);
-    ops::swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n * ff));
+    if (simd_)
+      simd_->swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n * ff));
+    else
+      ops::swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n * ff));
     in_ff_.reset(gate_.data(), n, ff);
     matmul(L.w_down, in_ff_, proj_.data(), embd);
     for (size_t i = 0; i < n * embd; ++i) x_[i] += proj_[i];
@@ -137,6 +140,7 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
   const int threads = pool_.size();
   grow(scores_, static_cast<size_t>(threads) * kv.capacity());
   const KvCache& cache = kv;
+  const bool simd_attend = simd_ && dk % 16 == 0 && dv % 16 == 0;
   pool_.run([&](int thread) {
     float* scores = scores_.data() + static_cast<size_t>(thread) * kv.capacity();
     const Slice work = thread_slice(int64_t{n} * n_head, thread, threads);
@@ -145,6 +149,10 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
       const int kvh = h / group, n_pos = pos0 + t + 1;  // causal: positions 0..pos0+t
       const float* q = q_.data() + t * q_dim + h * dk;
       const float* keys = cache.k(layer, kvh, 0);
+      if (simd_attend) {
+        simd_->attend(q, keys, cache.v(layer, kvh, 0), n_pos, dk, dv, scale, scores, att_.data() + t * att_dim + h * dv);
+        continue;
+      }
       for (int p = 0; p < n_pos; ++p) {
         const float* k = keys + static_cast<size_t>(p) * dk;
         scores[p] = ops::lane_dot(k, q, dk, 1);

@@ -50,6 +50,7 @@ class Forward {
   const Model& model_;
   ThreadPool& pool_;
   int max_batch_;
+  const SimdKernels* simd_;  // the backend's attention/SwiGLU kernels, or nullptr: scalar ops
   // Scratch, row-major per token (sizes for the current batch n):
   std::vector<float> x_;       // (n, n_embd) residual stream
   std::vector<float> xn_;      // (n, n_embd) normed input of a block

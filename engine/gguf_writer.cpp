@@ -6,6 +6,7 @@
 
 #include "engine/float16.h"
 #include "engine/quantize_basic.h"
+#include "engine/quantize_kquants.h"
 
 namespace wafer {
 namespace {
@@ -26,7 +27,8 @@ void put_string(std::vector<uint8_t>& out, std::string_view s) {
 
 bool can_encode(TensorType type) {
   return type == TensorType::F32 || type == TensorType::F16 || type == TensorType::BF16 ||
-         type == TensorType::Q8_0 || type == TensorType::Q4_0;
+         type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q5_0 ||
+         type == TensorType::Q4_K || type == TensorType::Q6_K;
 }
 
 bool encode_row(TensorType type, const float* x, uint64_t n, uint8_t* out) {
@@ -41,6 +43,9 @@ bool encode_row(TensorType type, const float* x, uint64_t n, uint8_t* out) {
       return true;
     case TensorType::Q8_0: quantize_row_q8_0(x, out, n); return true;
     case TensorType::Q4_0: quantize_row_q4_0(x, out, n); return true;
+    case TensorType::Q5_0: quantize_row_q5_0_simple(x, out, n); return true;
+    case TensorType::Q4_K: quantize_row_q4_k_simple(x, out, n); return true;
+    case TensorType::Q6_K: quantize_row_q6_k_simple(x, out, n); return true;
     default: return false;
   }
 }

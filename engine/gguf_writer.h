@@ -1,5 +1,6 @@
 // GGUF v3 writer, for tests and tools that make model files: metadata of every type
-// (including arrays of strings), and tensors stored as F32/F16/BF16/Q8_0/Q4_0 converted from
+// (including arrays of strings), and tensors stored as F32/F16/BF16/Q8_0/Q4_0 (and, with the
+// simple quantizers of quantize_kquants.h, Q5_0/Q4_K/Q6_K) converted from
 // float (rounding like ggml), or as raw bytes of any type. Tensor data can come from a
 // row generator called while writing, so multi-hundred-megabyte files are written without
 // holding their weights in memory.
@@ -91,7 +92,7 @@ class GgufWriter {
 
 // True for the types encode_row can produce from float.
 bool can_encode(TensorType type);
-// Encodes one row of n floats as `type` (F32, F16, BF16, Q8_0, Q4_0) into out
+// Encodes one row of n floats as `type` (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q6_K) into out
 // (row_bytes(type, n) bytes). Returns false for other types.
 bool encode_row(TensorType type, const float* x, uint64_t n, uint8_t* out);
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/cpu_features.h"
+#include "engine/float16.h"
 #include "engine/quant.h"
 
 namespace wafer {
@@ -39,30 +40,37 @@ bool acts_shape(TensorType act_type, int64_t cols, ActsShape* out) {
   return true;
 }
 
-// Fills the Q8_0 side arrays (float scales, quant sums) of rows already in place.
-QuantizedActs finish(const ActsShape& s, const uint8_t* rows, int n_tokens, int64_t cols, uint8_t* aux) {
+// The view of `buffer` for n_tokens rows: the rows, then (Q8_0) the scales and sums.
+QuantizedActs layout(const ActsShape& s, const uint8_t* rows, int n_tokens, int64_t cols, uint8_t* aux) {
   QuantizedActs a;
   a.type = s.type;
   a.cols = cols;
   a.n_tokens = n_tokens;
   a.rows = rows;
   a.row_bytes = s.row_bytes;
-  if (s.type != TensorType::Q8_0) return a;
-  const size_t n = static_cast<size_t>(n_tokens) * static_cast<size_t>(s.blocks);
-  auto* d = reinterpret_cast<float*>(aux);
-  auto* sums = reinterpret_cast<int32_t*>(aux + round64(n * sizeof(float)));
-  for (int t = 0; t < n_tokens; ++t) {
-    const auto* blocks = reinterpret_cast<const quant::BlockQ8_0*>(rows + static_cast<size_t>(t) * s.row_bytes);
-    for (int64_t b = 0; b < s.blocks; ++b) {
+  if (s.type == TensorType::Q8_0) {
+    const size_t n = static_cast<size_t>(n_tokens) * static_cast<size_t>(s.blocks);
+    a.d = reinterpret_cast<float*>(aux);
+    a.sums = reinterpret_cast<int32_t*>(aux + round64(n * sizeof(float)));
+  }
+  return a;
+}
+
+// Fills the Q8_0 side values (float scale, sum of the quants) of rows [t_begin, t_end).
+void fill_side_values(const QuantizedActs& a, int t_begin, int t_end) {
+  if (a.type != TensorType::Q8_0) return;
+  const int64_t nb = a.cols / quant::kQK;
+  auto* d = const_cast<float*>(a.d);
+  auto* sums = const_cast<int32_t*>(a.sums);
+  for (int t = t_begin; t < t_end; ++t) {
+    const auto* blocks = reinterpret_cast<const quant::BlockQ8_0*>(a.rows + static_cast<size_t>(t) * a.row_bytes);
+    for (int64_t b = 0; b < nb; ++b) {
       int32_t sum = 0;
       for (int j = 0; j < quant::kQK; ++j) sum += blocks[b].qs[j];
-      d[t * s.blocks + b] = quant::fp16_to_fp32(blocks[b].d);
-      sums[t * s.blocks + b] = sum;
+      d[t * nb + b] = f16_to_f32(blocks[b].d);
+      sums[t * nb + b] = sum;
     }
   }
-  a.d = d;
-  a.sums = sums;
-  return a;
 }
 
 }  // namespace
@@ -80,20 +88,33 @@ size_t quantized_acts_bytes(TensorType weight_type, int64_t cols, int n_tokens) 
   return bytes;
 }
 
-QuantizedActs quantize_acts(TensorType weight_type, const float* x, int64_t x_stride, int n_tokens,
-                            int64_t cols, void* buffer) {
+QuantizedActs acts_view(TensorType weight_type, int n_tokens, int64_t cols, void* buffer) {
   ActsShape s;
   if (!acts_shape(quant::vec_dot_type(weight_type), cols, &s)) return {};
   auto* rows = static_cast<uint8_t*>(buffer);
-  for (int t = 0; t < n_tokens; ++t)
-    quant::quantize_activations(s.type, x + t * x_stride, rows + static_cast<size_t>(t) * s.row_bytes, cols);
-  return finish(s, rows, n_tokens, cols, rows + round64(static_cast<size_t>(n_tokens) * s.row_bytes));
+  return layout(s, rows, n_tokens, cols, rows + round64(static_cast<size_t>(n_tokens) * s.row_bytes));
+}
+
+void quantize_act_rows(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin, int t_end) {
+  for (int t = t_begin; t < t_end; ++t)
+    quant::quantize_activations(view.type, x + t * x_stride, const_cast<uint8_t*>(view.rows) + t * view.row_bytes,
+                                view.cols);
+  fill_side_values(view, t_begin, t_end);
+}
+
+QuantizedActs quantize_acts(TensorType weight_type, const float* x, int64_t x_stride, int n_tokens,
+                            int64_t cols, void* buffer) {
+  QuantizedActs view = acts_view(weight_type, n_tokens, cols, buffer);
+  if (view.rows) quantize_act_rows(view, x, x_stride, 0, n_tokens);
+  return view;
 }
 
 QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_tokens, int64_t cols, void* aux) {
   ActsShape s;
   if (!acts_shape(act_type, cols, &s)) return {};
-  return finish(s, static_cast<const uint8_t*>(rows), n_tokens, cols, static_cast<uint8_t*>(aux));
+  QuantizedActs a = layout(s, static_cast<const uint8_t*>(rows), n_tokens, cols, static_cast<uint8_t*>(aux));
+  fill_side_values(a, 0, n_tokens);
+  return a;
 }
 
 const SimdKernels* simd_kernels(KernelIsa isa) {

@@ -47,6 +47,11 @@ size_t quantized_acts_bytes(TensorType weight_type, int64_t cols, int n_tokens);
 QuantizedActs quantize_acts(TensorType weight_type, const float* x, int64_t x_stride, int n_tokens,
                             int64_t cols, void* buffer);
 
+// The same in two steps, so threads can share the work: the view of a buffer laid out for
+// n_tokens rows, then rows [t_begin, t_end) quantized into it.
+QuantizedActs acts_view(TensorType weight_type, int n_tokens, int64_t cols, void* buffer);
+void quantize_act_rows(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin, int t_end);
+
 // Wraps rows that are already ggml Q8_0 / Q8_K blocks (contiguous, n_tokens rows); the
 // Q8_0 side values are written into `aux` (quantized_acts_bytes large).
 QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_tokens, int64_t cols,

@@ -87,6 +87,24 @@ Result<SyntheticVocab> synthetic_vocab(uint32_t n_vocab) {
   return v;
 }
 
+namespace {
+
+// The type a Q4_K_M-style mix gives a tensor that would otherwise have `type`.
+TensorType mixed_type(const SyntheticModelSpec& s, TensorType type, uint64_t row_len, bool more_bits_role,
+                      uint32_t layer) {
+  if (!s.k_quant_mix) return type;
+  const uint32_t n = s.n_layer;
+  const bool more_bits = layer < n / 8 || layer >= 7 * n / 8 || (layer - n / 8) % 3 == 2;
+  if (more_bits_role && more_bits) type = TensorType::Q6_K;
+  if (row_len % 256 != 0) {
+    if (type == TensorType::Q4_K) return TensorType::Q5_0;
+    if (type == TensorType::Q6_K || type == TensorType::Q5_K) return TensorType::Q8_0;
+  }
+  return type;
+}
+
+}  // namespace
+
 Status write_synthetic_model(const SyntheticModelSpec& s, const std::filesystem::path& path) {
   const ArchInfo* arch = find_architecture(s.architecture);
   if (!arch || !arch->supported)
@@ -143,26 +161,29 @@ Status write_synthetic_model(const SyntheticModelSpec& s, const std::filesystem:
     const uint64_t row = ne[0], t = index++;
     w.add_tensor(name, type, std::move(ne), [=](uint64_t r, float* out) { normal_row(seed, t, r, mean, std, out, row); });
   };
-  add("token_embd.weight", s.embd_type, {s.n_embd, n_vocab}, 0, s.embd_std);
+  add("token_embd.weight", mixed_type(s, s.embd_type, s.n_embd, false, 0), {s.n_embd, n_vocab}, 0, s.embd_std);
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".";
+    const TensorType wt = mixed_type(s, s.weight_type, s.n_embd, false, l);
     add(b + "attn_norm.weight", TensorType::F32, {s.n_embd}, 1, s.norm_std);
-    add(b + "attn_q.weight", s.weight_type, {s.n_embd, q_dim}, 0, s.weight_std);
-    add(b + "attn_k.weight", s.weight_type, {s.n_embd, kv_dim}, 0, s.weight_std);
-    add(b + "attn_v.weight", s.weight_type, {s.n_embd, kv_dim}, 0, s.weight_std);
+    add(b + "attn_q.weight", wt, {s.n_embd, q_dim}, 0, s.weight_std);
+    add(b + "attn_k.weight", wt, {s.n_embd, kv_dim}, 0, s.weight_std);
+    add(b + "attn_v.weight", mixed_type(s, s.weight_type, s.n_embd, true, l), {s.n_embd, kv_dim}, 0, s.weight_std);
     if (arch->qkv_bias) {
       add(b + "attn_q.bias", TensorType::F32, {q_dim}, 0, s.bias_std);
       add(b + "attn_k.bias", TensorType::F32, {kv_dim}, 0, s.bias_std);
       add(b + "attn_v.bias", TensorType::F32, {kv_dim}, 0, s.bias_std);
     }
-    add(b + "attn_output.weight", s.weight_type, {q_dim, s.n_embd}, 0, s.weight_std);
+    add(b + "attn_output.weight", mixed_type(s, s.weight_type, q_dim, false, l), {q_dim, s.n_embd}, 0,
+        s.weight_std);
     add(b + "ffn_norm.weight", TensorType::F32, {s.n_embd}, 1, s.norm_std);
-    add(b + "ffn_gate.weight", s.weight_type, {s.n_embd, s.n_ff}, 0, s.weight_std);
-    add(b + "ffn_up.weight", s.weight_type, {s.n_embd, s.n_ff}, 0, s.weight_std);
-    add(b + "ffn_down.weight", s.weight_type, {s.n_ff, s.n_embd}, 0, s.weight_std);
+    add(b + "ffn_gate.weight", wt, {s.n_embd, s.n_ff}, 0, s.weight_std);
+    add(b + "ffn_up.weight", wt, {s.n_embd, s.n_ff}, 0, s.weight_std);
+    add(b + "ffn_down.weight", mixed_type(s, s.weight_type, s.n_ff, true, l), {s.n_ff, s.n_embd}, 0, s.weight_std);
   }
   add("output_norm.weight", TensorType::F32, {s.n_embd}, 1, s.norm_std);
-  if (!s.tied_output) add("output.weight", s.output_type, {s.n_embd, n_vocab}, 0, s.weight_std);
+  if (!s.tied_output)
+    add("output.weight", mixed_type(s, s.output_type, s.n_embd, false, 0), {s.n_embd, n_vocab}, 0, s.weight_std);
   return w.write(path);
 }
 

@@ -36,6 +36,10 @@ struct SyntheticModelSpec {
   TensorType embd_type = TensorType::F32;    // token_embd.weight
   TensorType output_type = TensorType::F32;  // output.weight (unless tied)
   bool tied_output = false;                  // no output.weight: logits use token_embd
+  // Q4_K_M-style mix (llama.cpp's rule): attn_v and ffn_down in Q6_K on the first and last
+  // eighth of the layers and every third one between, the other matrices weight_type;
+  // rows whose length is not a multiple of 256 fall back (Q4_K -> Q5_0, Q6_K -> Q8_0).
+  bool k_quant_mix = false;
   bool fim_metadata = true;                  // write tokenizer.ggml.fim_*_token_id keys
   std::string pre_tokenizer = "qwen2";       // tokenizer.ggml.pre
   uint64_t seed = 1;

@@ -1,9 +1,13 @@
-// `wafer info MODEL.gguf [--json]`: describes a GGUF model (see server/model_info.h).
+// `wafer info MODEL.gguf [--json] [--residency]`: describes a GGUF model (see
+// server/model_info.h); --residency adds the decode ceiling on this machine
+// (server/residency.h).
 #include <cstdio>
+#include <optional>
 
 #include "engine/gguf.h"
 #include "server/commands.h"
 #include "server/model_info.h"
+#include "server/residency.h"
 
 namespace wafer {
 
@@ -20,8 +24,23 @@ int run_info(const Options& o) {
     return kExitFailure;
   }
   ModelInfo info = describe_model(*file, path);
-  if (o.json) std::printf("%s\n", info_json(info).dump(2).c_str());
-  else std::fputs(info_text(info).c_str(), stdout);
+  std::optional<Residency> residency;
+  if (o.residency) {
+    auto r = measure_residency(*file, o.threads);
+    if (!r) {
+      std::fprintf(stderr, "wafer info: %s\n", r.error().message.c_str());
+      return kExitFailure;
+    }
+    residency = *r;
+  }
+  if (o.json) {
+    nlohmann::json j = info_json(info);
+    if (residency) j["residency"] = residency_json(*residency);
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::fputs(info_text(info).c_str(), stdout);
+    if (residency) std::fputs(residency_text(*residency).c_str(), stdout);
+  }
   return kExitOk;
 }
 

@@ -47,7 +47,7 @@ const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
       {"--model", "lsp generate info tokenize bench", true,
        [](Options& o, std::string_view v) { o.model = v; return Status{}; }, "GGUF model file"},
-      {"--threads", "lsp generate bench", true,
+      {"--threads", "lsp generate bench info", true,
        [](Options& o, std::string_view v) { return parse_number("--threads", v, o.threads, 0, 1024); },
        "compute threads (default: one per physical core)"},
       {"--context", "lsp generate bench", true,
@@ -100,6 +100,9 @@ const std::vector<Flag>& flags() {
        "recognise special tokens written in the text (e.g. <|fim_prefix|>)"},
       {"--json", "info bench", false,
        [](Options& o, std::string_view) { o.json = true; return Status{}; }, "machine-readable output"},
+      {"--residency", "info", false,
+       [](Options& o, std::string_view) { o.residency = true; return Status{}; },
+       "also measure read bandwidth and report the decode ceiling (bytes per token, caches)"},
       {"--prompt", "generate", true,
        [](Options& o, std::string_view v) { o.prompt = std::string(v); return Status{}; }, "prompt text"},
       {"--prompt-ids", "generate", true,
@@ -214,7 +217,7 @@ std::string usage(const std::string& command) {
   }
   s = "usage: wafer " + command;
   if (command == "tokenize") s += " MODEL.gguf [--ids|--pieces] [--special] [TEXT]   (TEXT from stdin when absent)";
-  else if (command == "info") s += " MODEL.gguf [--json]";
+  else if (command == "info") s += " MODEL.gguf [--json] [--residency [--threads N]]";
   else if (command == "generate") s += " MODEL.gguf --prompt TEXT [-n N] [--temp T] [--seed S] [--threads N]";
   else if (command == "lsp") s += " [--model PATH] [--listen 127.0.0.1:PORT] [OPTIONS]";
   else s += " [OPTIONS]";

@@ -39,6 +39,7 @@ struct Options {
   bool pieces = false;
   bool special = false;               // tokenize: parse special tokens written in the text
   bool json = false;
+  bool residency = false;             // info: bytes per token vs caches and bandwidth
 
   // generate
   std::optional<std::string> prompt;

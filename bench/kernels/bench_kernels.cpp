@@ -50,7 +50,7 @@ Aligned packed_random(TensorType t, int64_t rows, int64_t cols, std::mt19937& rn
   auto info = tensor_type_info(static_cast<uint32_t>(t));
   std::vector<uint8_t> src(*row_bytes(t, cols) * rows);
   for (auto& b : src) b = static_cast<uint8_t>(rng());
-  const uint16_t scale = quant::fp32_to_fp16(0.01f);
+  const uint16_t scale = f32_to_f16(0.01f);
   const int d_off = t == TensorType::Q6_K ? 208 : 0;
   for (size_t i = 0; i < src.size() / info->block_bytes; ++i) {
     uint8_t* blk = src.data() + i * info->block_bytes;

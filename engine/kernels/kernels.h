@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "engine/result.h"
+#include "engine/simd_kernels.h"
 #include "engine/tensor_types.h"
 #include "engine/threadpool.h"
 
@@ -103,13 +104,22 @@ class Backend {
   // x.cols() must equal w.view.cols.
   virtual void matmul(const PackedMatrix& w, ActivationSet& x, float* out, int64_t out_stride,
                       ThreadPool& pool) const = 0;
+
+  // The SIMD float kernels (attention, SwiGLU) that go with this backend, or nullptr for
+  // the scalar reference (the forward pass then uses its own scalar loops).
+  virtual const SimdKernels* simd() const { return nullptr; }
 };
 
 // The scalar reference backend (kernels/scalar.cpp): GGUF layout, llama.cpp's activation
 // rounding, quant.h dot products. Always available; every other backend is tested against it.
 const Backend& scalar_backend();
 
-// The best backend for this CPU (only the scalar one so far).
+// The SIMD backend for an instruction set (kernels/simd_backend.cpp): packable weights
+// repacked into 16-row panels, the rest through the scalar backend. nullptr when this CPU
+// lacks the instruction set.
+const Backend* simd_backend(KernelIsa isa);
+
+// The best backend for this CPU, chosen once by CPUID (AVX-512 VNNI, AVX2, else scalar).
 const Backend& default_backend();
 
 }  // namespace wafer::kernels

@@ -74,6 +74,4 @@ const Backend& scalar_backend() {
   return backend;
 }
 
-const Backend& default_backend() { return scalar_backend(); }
-
 }  // namespace wafer::kernels

@@ -49,7 +49,7 @@ std::vector<uint8_t> random_weights(TensorType t, int64_t rows, int64_t cols, bo
     uint8_t* blk = w.data() + i * info->block_bytes;
     int k = 0;
     for (int off : half_fields(t)) {
-      uint16_t h = exact ? pow2_half(-3 - k) : quant::fp32_to_fp16(scale(rng));
+      uint16_t h = exact ? pow2_half(-3 - k) : f32_to_f16(scale(rng));
       std::memcpy(blk + off, &h, 2);
       ++k;
     }
@@ -219,7 +219,7 @@ TEST_CASE("quantize_acts matches quantize_activations and fills the Q8_0 side va
         int s = 0;
         for (int j = 0; j < 32; ++j) s += blocks[b].qs[j];
         REQUIRE(a.sums[tok * (cols / 32) + b] == s);
-        REQUIRE(a.d[tok * (cols / 32) + b] == quant::fp16_to_fp32(blocks[b].d));
+        REQUIRE(a.d[tok * (cols / 32) + b] == f16_to_f32(blocks[b].d));
       }
     }
   }

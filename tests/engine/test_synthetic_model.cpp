@@ -164,3 +164,26 @@ TEST_CASE("synthetic model: inconsistent specs are errors", "[synthetic]") {
   spec.n_head_kv = 1;
   CHECK_FALSE(write_synthetic_model(spec, dir / "x.gguf").ok());
 }
+
+TEST_CASE("synthetic model: Q4_K_M-style mix with fallbacks for short rows", "[synthetic]") {
+  test::TempDir dir;
+  SyntheticModelSpec spec;
+  spec.n_embd = 256;  // rows of 256: K-quants fit
+  spec.n_ff = 96;     // ffn_down rows of 96: they fall back
+  spec.n_head = 4;
+  spec.n_layer = 8;
+  spec.weight_type = TensorType::Q4_K;
+  spec.embd_type = TensorType::Q6_K;
+  spec.k_quant_mix = true;
+  REQUIRE(write_synthetic_model(spec, dir / "m.gguf").ok());
+  auto f = GgufFile::open(dir / "m.gguf");
+  REQUIRE(f.ok());
+  CHECK(f->tensor("token_embd.weight")->type == TensorType::Q6_K);
+  CHECK(f->tensor("blk.0.attn_q.weight")->type == TensorType::Q4_K);
+  CHECK(f->tensor("blk.0.attn_v.weight")->type == TensorType::Q6_K);  // first eighth: more bits
+  CHECK(f->tensor("blk.1.attn_v.weight")->type == TensorType::Q4_K);
+  CHECK(f->tensor("blk.3.attn_v.weight")->type == TensorType::Q6_K);  // every third from n/8
+  CHECK(f->tensor("blk.7.attn_v.weight")->type == TensorType::Q6_K);  // last eighth
+  CHECK(f->tensor("blk.0.ffn_down.weight")->type == TensorType::Q8_0);  // Q6_K, rows of 96
+  CHECK(f->tensor("blk.1.ffn_down.weight")->type == TensorType::Q5_0);  // Q4_K, rows of 96
+}

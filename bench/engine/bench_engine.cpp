@@ -1,0 +1,278 @@
+// bench_engine: end-to-end prefill and decode speed of the engine on synthetic models of
+// real shapes (Qwen2.5-Coder 0.5B and 1.5B: random weights, real tensor sizes), written
+// by the project's GGUF writer into a temporary directory, against this machine's read
+// bandwidth measured in the same run on the same threads.
+//
+//   bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
+//                [--repeat N] [--quick]
+//
+// Per model, weights and thread count: prefill of 128 and 512 tokens; decode of 128
+// tokens after a 16-token prompt and after 1,500 tokens of context. Decode efficiency =
+// (weight bytes read per token x tokens/s) / read bandwidth. With --json one object per
+// line per configuration; otherwise a table. Figures are medians over --repeat runs (the
+// machine may be shared: compare with the bandwidth of the same run).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/cpu_features.h"
+#include "engine/forward.h"
+#include "engine/kv_cache.h"
+#include "engine/memory_bandwidth.h"
+#include "engine/model.h"
+#include "engine/synthetic_model.h"
+#include "engine/threadpool.h"
+
+using namespace wafer;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Shape {
+  std::string name;
+  uint32_t n_embd, n_layer, n_head, n_head_kv, n_ff;
+};
+
+const Shape kShapes[] = {
+    {"0.5b", 896, 24, 14, 2, 4864},
+    {"1.5b", 1536, 28, 12, 2, 8960},
+};
+
+struct Args {
+  bool json = false;
+  std::vector<std::string> models = {"0.5b"};
+  std::vector<std::string> weights = {"q8_0", "q4_0", "q4_k_m"};
+  std::vector<int> threads;
+  int repeat = 3;
+  bool quick = false;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t p = 0;
+  while (p <= s.size()) {
+    size_t e = s.find(',', p);
+    if (e == std::string::npos) e = s.size();
+    if (e > p) out.push_back(s.substr(p, e - p));
+    p = e + 1;
+  }
+  return out;
+}
+
+bool parse(int argc, char** argv, Args* a) {
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (s == "--json")
+      a->json = true;
+    else if (s == "--models")
+      a->models = split(next());
+    else if (s == "--weights")
+      a->weights = split(next());
+    else if (s == "--threads") {
+      for (auto& t : split(next())) a->threads.push_back(std::atoi(t.c_str()));
+    } else if (s == "--repeat")
+      a->repeat = std::max(1, std::atoi(next().c_str()));
+    else if (s == "--quick")
+      a->quick = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
+                   "[--threads 1,2] [--repeat N] [--quick]\n");
+      return false;
+    }
+  }
+  return true;
+}
+
+// The weight mix of a "weights" name: the layer matrices' type, the embedding's, and for
+// Q4_K_M-style mixes the per-tensor choice (synthetic_model.h).
+bool spec_for(const Shape& shape, const std::string& weights, SyntheticModelSpec* s) {
+  s->architecture = "qwen2";
+  s->name = "bench-" + shape.name + "-" + weights;
+  s->n_embd = shape.n_embd;
+  s->n_layer = shape.n_layer;
+  s->n_head = shape.n_head;
+  s->n_head_kv = shape.n_head_kv;
+  s->n_ff = shape.n_ff;
+  s->n_vocab = 151936;
+  s->context_length = 4096;
+  s->tied_output = true;  // Qwen2.5-Coder 0.5B and 1.5B tie the output to the embedding
+  if (weights == "q8_0") {
+    s->weight_type = s->embd_type = TensorType::Q8_0;
+  } else if (weights == "q4_0") {
+    s->weight_type = s->embd_type = TensorType::Q4_0;
+  } else if (weights == "q4_k_m") {
+    s->weight_type = TensorType::Q4_K;
+    s->embd_type = TensorType::Q6_K;
+    s->k_quant_mix = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Bytes of weights a decoded token reads: every layer matrix and the output matrix.
+uint64_t weight_bytes_per_token(const Model& m) {
+  auto bytes = [](const kernels::PackedMatrix& w) { return static_cast<uint64_t>(w.view.row_bytes) * w.view.rows; };
+  uint64_t total = bytes(m.output());
+  for (const auto& L : m.layers())
+    total += bytes(L.wq) + bytes(L.wk) + bytes(L.wv) + bytes(L.wo) + bytes(L.w_gate) + bytes(L.w_up) + bytes(L.w_down);
+  return total;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<int32_t> prompt_tokens(int n, uint32_t n_vocab, int seed) {
+  std::vector<int32_t> t(static_cast<size_t>(n));
+  uint32_t x = 2463534242u + static_cast<uint32_t>(seed);
+  for (auto& v : t) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    v = static_cast<int32_t>(x % std::min<uint32_t>(n_vocab, 50000));
+  }
+  return t;
+}
+
+struct Result1 {
+  std::string test;
+  int n_tokens, depth;
+  double tok_s;
+};
+
+// Prefill of n tokens into an empty cache, median over repeats.
+double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int repeat) {
+  Forward fwd(m, pool, 512);
+  auto kv = KvCache::create(m.config(), n);
+  std::vector<float> logits;
+  auto tokens = prompt_tokens(n, m.config().n_vocab, n);
+  std::vector<double> r;
+  for (int i = 0; i <= repeat; ++i) {
+    kv->truncate(0);
+    auto t0 = Clock::now();
+    Status s = fwd.run(tokens, *kv, LogitsFor::kLast, logits);
+    double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!s) {
+      std::fprintf(stderr, "prefill failed: %s\n", s.error().message.c_str());
+      std::exit(1);
+    }
+    if (i > 0) r.push_back(n / sec);  // the first run warms caches and buffers
+  }
+  return median(r);
+}
+
+// Decode of n tokens (greedy on the logits, one forward each) after `depth` tokens of context.
+double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repeat) {
+  Forward fwd(m, pool, 512);
+  auto kv = KvCache::create(m.config(), depth + n + 1);
+  std::vector<float> logits;
+  auto prompt = prompt_tokens(depth, m.config().n_vocab, depth);
+  std::vector<double> r;
+  for (int i = 0; i <= repeat; ++i) {
+    kv->truncate(0);
+    if (!fwd.run(prompt, *kv, LogitsFor::kLast, logits)) std::exit(1);
+    int32_t next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    auto t0 = Clock::now();
+    for (int k = 0; k < n; ++k) {
+      int32_t tok[1] = {next};
+      if (!fwd.run(tok, *kv, LogitsFor::kLast, logits)) std::exit(1);
+      next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    }
+    double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (i > 0 || repeat == 0) r.push_back(n / sec);
+    if (repeat == 0) break;
+  }
+  return median(r);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  if (!parse(argc, argv, &a)) return 2;
+  const CpuFeatures& cpu = cpu_features();
+  if (a.threads.empty()) {
+    a.threads.push_back(1);
+    if (cpu.physical_cores > 1) a.threads.push_back(static_cast<int>(cpu.physical_cores));
+  }
+  const fs::path dir = fs::temp_directory_path() / ("wafer-bench-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  if (!a.json) {
+    std::printf("%s", describe(cpu).c_str());
+    std::printf("backend: %s; figures are medians of %d runs\n\n", std::string(kernels::default_backend().name()).c_str(),
+                a.repeat);
+    std::printf("%-5s %-7s %3s %-8s %6s %6s %9s %8s %9s %6s\n", "model", "weights", "thr", "test", "tokens", "depth",
+                "tok/s", "MB/tok", "read GB/s", "eff");
+  }
+  int status = 0;
+  for (const auto& model_name : a.models) {
+    const Shape* shape = nullptr;
+    for (const auto& s : kShapes)
+      if (s.name == model_name) shape = &s;
+    if (!shape) {
+      std::fprintf(stderr, "unknown model shape '%s' (0.5b, 1.5b)\n", model_name.c_str());
+      return 2;
+    }
+    for (const auto& weights : a.weights) {
+      SyntheticModelSpec spec;
+      if (!spec_for(*shape, weights, &spec)) {
+        std::fprintf(stderr, "unknown weights '%s' (q8_0, q4_0, q4_k_m)\n", weights.c_str());
+        return 2;
+      }
+      const fs::path path = dir / (spec.name + ".gguf");
+      if (Status s = write_synthetic_model(spec, path); !s) {
+        std::fprintf(stderr, "%s\n", s.error().message.c_str());
+        status = 1;
+        continue;
+      }
+      auto model = Model::load(path);
+      if (!model.ok()) {
+        std::fprintf(stderr, "%s\n", model.error().message.c_str());
+        status = 1;
+        continue;
+      }
+      const uint64_t bytes = weight_bytes_per_token(**model);
+      for (int threads : a.threads) {
+        ThreadPool pool(threads);
+        auto bw = measure_read_bandwidth(pool);
+        const double gbs = bw.ok() ? bw->read_gbs : 0;
+        std::vector<Result1> results;
+        for (int n : {128, 512}) results.push_back({"prefill", n, 0, prefill_tok_s(**model, pool, n, a.repeat)});
+        results.push_back({"decode", 128, 16, decode_tok_s(**model, pool, a.quick ? 32 : 128, 16, a.repeat)});
+        if (!a.quick)
+          results.push_back({"decode", 128, 1500, decode_tok_s(**model, pool, 128, 1500, std::max(1, a.repeat / 2))});
+        for (const auto& r : results) {
+          const bool decode = r.test == "decode";
+          const double eff = decode && gbs > 0 ? static_cast<double>(bytes) * r.tok_s / (gbs * 1e9) : 0;
+          if (a.json) {
+            std::printf(
+                "{\"model\":\"%s\",\"weights\":\"%s\",\"threads\":%d,\"amx\":false,\"test\":\"%s\",\"n_tokens\":%d,"
+                "\"depth\":%d,\"tok_s\":%.2f,\"weight_bytes_per_token\":%llu,\"read_bw_gbs\":%.2f",
+                shape->name.c_str(), weights.c_str(), threads, r.test.c_str(), r.n_tokens, r.depth, r.tok_s,
+                static_cast<unsigned long long>(bytes), gbs);
+            if (decode) std::printf(",\"efficiency\":%.3f", eff);
+            std::printf("}\n");
+          } else {
+            std::printf("%-5s %-7s %3d %-8s %6d %6d %9.1f %8.1f %9.1f %6s\n", shape->name.c_str(), weights.c_str(),
+                        threads, r.test.c_str(), r.n_tokens, r.depth, r.tok_s, bytes / 1e6, gbs,
+                        decode ? std::to_string(eff).substr(0, 4).c_str() : "");
+          }
+          std::fflush(stdout);
+        }
+      }
+      fs::remove(path);
+    }
+  }
+  fs::remove_all(dir);
+  return status;
+}

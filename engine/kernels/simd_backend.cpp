@@ -1,0 +1,101 @@
+// The SIMD backend: weights of the packable types (repack.h) are repacked at load into
+// 16-row panels in a huge-page weight arena, activations are quantized once per batch
+// (threads splitting the tokens) and every matmul splits the panels into one fixed,
+// contiguous slice per pool thread, so a thread reads the same bytes token after token.
+// Other weight types (F32/F16/BF16, Q4_1, Q5_1) go through the scalar backend unchanged.
+#include <string>
+
+#include "engine/kernels/kernels.h"
+#include "engine/quant.h"
+#include "engine/repack.h"
+#include "engine/simd_kernels.h"
+#include "engine/weight_arena.h"
+
+namespace wafer::kernels {
+
+namespace {
+
+constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::layout
+
+class SimdBackend final : public Backend {
+ public:
+  explicit SimdBackend(const SimdKernels& k) : k_(k) {}
+
+  std::string_view name() const override { return k_.name; }
+  const SimdKernels* simd() const override { return &k_; }
+
+  Result<PackedMatrix> pack(const MatrixView& w) const override {
+    const size_t bytes = packed_bytes(w.type, w.rows, w.cols);
+    if (bytes == 0) return scalar_backend().pack(w);
+    auto piece = arena_.allocate(bytes);
+    if (!piece.ok()) return piece.error();
+    if (!repack(w.type, w.data, w.rows, w.cols, piece->get()))
+      return make_error("cannot repack " + std::string(tensor_type_name(w.type)));
+    PackedMatrix p;
+    p.view = w;
+    p.act = ActivationFormat{quant::vec_dot_type(w.type), kPanelLayout};
+    p.layout = kPanelLayout;
+    p.data = piece->get();
+    p.owned = std::move(*piece);
+    return p;
+  }
+
+  void matmul(const PackedMatrix& w, ActivationSet& x, float* out, int64_t out_stride,
+              ThreadPool& pool) const override {
+    if (w.layout != kPanelLayout) return scalar_backend().matmul(w, x, out, out_stride, pool);
+    const int n = x.rows();
+    const int threads = pool.size();
+    ActivationSet::Converted& c = x.slot(w.act);
+    if (!c.valid) {
+      const size_t need = quantized_acts_bytes(w.view.type, x.cols(), n);
+      if (c.bytes.size() < need) c.bytes.resize(need);  // grows to the high-water mark, then reused
+      c.row_bytes = *row_bytes(w.act.type, static_cast<uint64_t>(x.cols()));
+    }
+    const QuantizedActs view = acts_view(w.view.type, n, x.cols(), c.bytes.data());
+    const ::wafer::PackedMatrix pm{w.view.type, w.view.rows, w.view.cols, w.data};
+    const int64_t panels = pm.panels();
+    const bool convert = !c.valid;
+    // One parallel step: tokens quantized by their owners, then (after the barrier
+    // inside a second run) each thread's slice of panels. Decode (n == 1) quantizes on
+    // the calling thread and needs a single run.
+    if (convert && n > 1) {
+      pool.run([&](int t) {
+        const Slice s = thread_slice(n, t, threads);
+        quantize_act_rows(view, x.floats(), x.stride(), static_cast<int>(s.begin), static_cast<int>(s.end));
+      });
+    } else if (convert) {
+      quantize_act_rows(view, x.floats(), x.stride(), 0, n);
+    }
+    c.valid = true;
+    pool.run([&](int t) {
+      const Slice s = thread_slice(panels, t, threads);
+      if (s.begin < s.end) k_.matmul(pm, view, out, out_stride, s.begin, s.end);
+    });
+  }
+
+ private:
+  const SimdKernels& k_;
+  mutable WeightArena arena_;
+};
+
+}  // namespace
+
+const Backend* simd_backend(KernelIsa isa) {
+  static const SimdKernels* avx2 = simd_kernels(KernelIsa::Avx2);
+  static const SimdKernels* avx512 = simd_kernels(KernelIsa::Avx512);
+  static const SimdBackend* b2 = avx2 ? new SimdBackend(*avx2) : nullptr;
+  static const SimdBackend* b512 = avx512 ? new SimdBackend(*avx512) : nullptr;
+  return isa == KernelIsa::Avx2 ? b2 : b512;
+}
+
+const Backend& default_backend() {
+  // Chosen once, by CPUID: the widest SIMD backend this CPU runs, else the scalar one.
+  static const Backend& chosen = [] () -> const Backend& {
+    if (const Backend* b = simd_backend(KernelIsa::Avx512)) return *b;
+    if (const Backend* b = simd_backend(KernelIsa::Avx2)) return *b;
+    return scalar_backend();
+  }();
+  return chosen;
+}
+
+}  // namespace wafer::kernels

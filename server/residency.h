@@ -1,0 +1,35 @@
+// What `wafer info --residency MODEL` reports: how many bytes of weights one decoded token
+// reads, how that compares with this machine's caches (per thread, with the fixed row
+// slices of the thread pool), the read bandwidth measured now on the pool's threads, and
+// the decode speed those imply (bandwidth / bytes per token: the ceiling, since decode
+// reads every weight once per token).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/gguf.h"
+#include "engine/result.h"
+
+namespace wafer {
+
+struct Residency {
+  uint64_t weight_bytes_per_token = 0;  // layer matrices + output (token_embd when tied)
+  uint64_t matrices = 0;
+  int threads = 0;
+  uint64_t bytes_per_thread = 0;        // each thread's fixed slice
+  uint64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
+  double read_gbs = 0;                  // median of the measured passes
+  double ceiling_tok_s = 0;             // read_gbs * 1e9 / weight_bytes_per_token
+  double cached_fraction = 0;           // share of the per-thread bytes that fit its L2
+};
+
+// Measures bandwidth with `threads` pool threads (0: one per physical core).
+Result<Residency> measure_residency(const GgufFile& file, int threads);
+
+std::string residency_text(const Residency& r);
+nlohmann::json residency_json(const Residency& r);
+
+}  // namespace wafer
