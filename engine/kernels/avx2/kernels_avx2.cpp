@@ -65,21 +65,11 @@ struct V {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
-  // e^x = 2^n * e^r with n = round(x / ln2), r = x - n ln2 (two-part ln2 for precision);
-  // 2^n is built in the exponent field (n >= -126 after the clamp).
-  static F exp(F x) {
-    x = _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(88.7f)), _mm256_set1_ps(-87.3f));
-    const F n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    F r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    F p = _mm256_set1_ps(1.0f / 720);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    // 2^n in two halves so n = 128 (x near 88.7) does not overflow the exponent field.
+  static F maxf(F a, F b) { return _mm256_max_ps(a, b); }
+  static F minf(F a, F b) { return _mm256_min_ps(a, b); }
+  static F round_nearest(F v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  // p * 2^n, 2^n built in the exponent field in two halves (so n = 128 does not overflow).
+  static F scale_pow2(F p, F n) {
     const __m256i ni = _mm256_cvtps_epi32(n);
     const __m256i h = _mm256_srai_epi32(ni, 1);
     const F a = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, _mm256_set1_epi32(127)), 23));

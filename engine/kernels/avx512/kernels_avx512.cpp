@@ -54,21 +54,10 @@ struct V {
   static F subf(F a, F b) { return _mm512_sub_ps(a, b); }
   static F divf(F a, F b) { return _mm512_div_ps(a, b); }
   static float reduce_add(F v) { return _mm512_reduce_add_ps(v); }
-  // e^x = 2^n * e^r with n = round(x / ln2), r = x - n ln2 (two-part ln2 for precision).
-  static F exp(F x) {
-    x = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(88.7f)), _mm512_set1_ps(-87.3f));
-    const F n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT);
-    F r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    F p = _mm512_set1_ps(1.0f / 720);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    return _mm512_scalef_ps(p, n);
-  }
+  static F maxf(F a, F b) { return _mm512_max_ps(a, b); }
+  static F minf(F a, F b) { return _mm512_min_ps(a, b); }
+  static F round_nearest(F v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT); }
+  static F scale_pow2(F p, F n) { return _mm512_scalef_ps(p, n); }
   static F set1f(float v) { return _mm512_set1_ps(v); }
   static F zero_f() { return _mm512_setzero_ps(); }
   static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
