@@ -176,7 +176,5 @@ TEST_CASE("forward reference: small-llama Q6_K", "[forward][reference]") {
   check_model({"small-llama-q6_k", 1e-5, kFlip, 2});
 }
 TEST_CASE("forward reference: small-llama BF16", "[forward][reference]") {
-  // SIMD attention/SwiGLU (another exp, another summation order) move the worst BF16
-  // prompt from 0.105 (scalar ops) to 0.13: float32 noise, amplified as described above.
-  check_model({"small-llama-bf16", 0.06, 0.16, 2});
+  check_model({"small-llama-bf16", 0.06, 0.12, 2});
 }
