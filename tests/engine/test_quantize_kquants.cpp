@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "engine/quant.h"
@@ -39,9 +40,11 @@ TEST_CASE("simple K-quant quantizers round-trip within their format's precision"
   CHECK(relative_rms_error(TensorType::Q6_K, quantize_row_q6_k_simple, x) < 0.03);
   // An all-zero row stays zero (no division by a zero scale).
   std::vector<float> zero(256, 0.f);
-  for (auto [type, fn] : {std::pair{TensorType::Q5_0, quantize_row_q5_0_simple},
-                          std::pair{TensorType::Q4_K, quantize_row_q4_k_simple},
-                          std::pair{TensorType::Q6_K, quantize_row_q6_k_simple}}) {
+  using Quantizer = void (*)(const float*, uint8_t*, size_t);
+  const std::pair<TensorType, Quantizer> quantizers[] = {{TensorType::Q5_0, quantize_row_q5_0_simple},
+                                                         {TensorType::Q4_K, quantize_row_q4_k_simple},
+                                                         {TensorType::Q6_K, quantize_row_q6_k_simple}};
+  for (auto [type, fn] : quantizers) {
     std::vector<uint8_t> q(*row_bytes(type, 256));
     fn(zero.data(), q.data(), 256);
     std::vector<float> back(256, 1.f);
