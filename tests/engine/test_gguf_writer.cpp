@@ -94,8 +94,8 @@ TEST_CASE("gguf writer: impossible tensors are errors", "[gguf_writer]") {
   }
   {
     GgufWriter w;
-    w.add_tensor("t", TensorType::Q4_K, {256}, std::vector<float>(256));
-    CHECK(err(w) == "gguf writer: tensor 't': cannot convert float to q4_K");
+    w.add_tensor("t", TensorType::Q5_K, {256}, std::vector<float>(256));
+    CHECK(err(w) == "gguf writer: tensor 't': cannot convert float to q5_K");
   }
   {
     GgufWriter w;
