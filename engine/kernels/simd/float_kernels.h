@@ -6,7 +6,8 @@
 // relative error ~2e-7, like ggml's own SIMD expf).
 //
 // V additionally provides: loadf(p), storef(p, v), maxf, minf, subf, divf, reduce_add(v),
-// round_nearest(v), scale_pow2(p, n) (p * 2^n for integral n in [-126, 128]).
+// round_nearest(v), scale_pow2(p, n) (p * 2^n for integral n in [-126, 128]) and
+// reduce16_keys(acc, out) (16 keys' 16-lane sums by halving, see attend).
 #pragma once
 
 #include <cmath>
@@ -42,7 +43,29 @@ struct FloatImpl {
                      float* scores, float* out) {
     constexpr int kVecs = 16 / L;  // vectors per 16 lanes
     float mx = -INFINITY;
-    for (int p = 0; p < n_pos; ++p) {
+    int p0 = 0;
+    // Blocks of 16 keys: 16 independent FMA chains, then one shared transposing reduction
+    // (V::reduce16_keys) instead of 16 separate horizontal sums.
+    for (; p0 + 16 <= n_pos; p0 += 16) {
+      F acc[16 * kVecs];
+      for (int j = 0; j < 16 * kVecs; ++j) acc[j] = V::zero_f();
+      const float* kb = keys + static_cast<int64_t>(p0) * dk;
+      for (int i = 0; i < dk; i += 16)
+        for (int j = 0; j < kVecs; ++j) {
+          const F qv = V::loadf(q + i + j * L);
+          _Pragma("GCC unroll 16")
+          for (int key = 0; key < 16; ++key)
+            acc[key * kVecs + j] = V::fmadd(V::loadf(kb + static_cast<int64_t>(key) * dk + i + j * L), qv,
+                                            acc[key * kVecs + j]);
+        }
+      V::reduce16_keys(acc, scores + p0);
+      for (int key = 0; key < 16; ++key) {
+        const float s = scores[p0 + key] * scale;
+        scores[p0 + key] = s;
+        mx = s > mx ? s : mx;
+      }
+    }
+    for (int p = p0; p < n_pos; ++p) {
       const float* k = keys + static_cast<int64_t>(p) * dk;
       F acc[kVecs];
       for (int j = 0; j < kVecs; ++j) acc[j] = V::zero_f();
@@ -73,7 +96,10 @@ struct FloatImpl {
     if (dv > kMaxDv) return weighted_sum_plain(scores, values, n_pos, dv, out);
     alignas(64) float part[16 * kMaxDv];
     const int lanes = n_pos < 16 ? n_pos : 16;
-    for (int lane = 0; lane < lanes; ++lane) {
+    int lane = 0;
+    if (dv == 4 * L)  // the common head width (64 floats on AVX-512): two lanes at a time, 8 chains
+      for (; lane + 2 <= lanes; lane += 2) lane_pair_sum(scores, values, lane, n_pos, dv, part + lane * dv);
+    for (; lane < lanes; ++lane) {
       for (int i = 0; i < dv; i += 4 * L) {
         switch ((dv - i) / L < 4 ? (dv - i) / L : 4) {
           case 1: lane_sum<1>(scores, values + i, lane, n_pos, dv, part + lane * dv + i); break;
@@ -108,6 +134,33 @@ struct FloatImpl {
     }
     _Pragma("GCC unroll 4")
     for (int j = 0; j < NV; ++j) V::storef(out + j * L, acc[j]);
+  }
+
+  // lane_sum<4> for lanes `lane` and `lane + 1` over a row of 4 vectors (dv == 4 L) at
+  // once: eight independent FMA chains keep both FMA units busy. Same sums, same order.
+  static void lane_pair_sum(const float* w, const float* v, int lane, int n_pos, int stride, float* out) {
+    F a[4], b[4];
+    for (int j = 0; j < 4; ++j) a[j] = b[j] = V::zero_f();
+    int p = lane;
+    for (; p + 1 < n_pos; p += 16) {
+      const F wa = V::set1f(w[p]), wb = V::set1f(w[p + 1]);
+      const float* ra = v + static_cast<int64_t>(p) * stride;
+      const float* rb = ra + stride;
+      _Pragma("GCC unroll 4")
+      for (int j = 0; j < 4; ++j) {
+        a[j] = V::fmadd(wa, V::loadf(ra + j * L), a[j]);
+        b[j] = V::fmadd(wb, V::loadf(rb + j * L), b[j]);
+      }
+    }
+    if (p < n_pos) {  // the last row belongs to `lane` only
+      const F wa = V::set1f(w[p]);
+      const float* ra = v + static_cast<int64_t>(p) * stride;
+      for (int j = 0; j < 4; ++j) a[j] = V::fmadd(wa, V::loadf(ra + j * L), a[j]);
+    }
+    for (int j = 0; j < 4; ++j) {
+      V::storef(out + j * L, a[j]);
+      V::storef(out + stride + j * L, b[j]);
+    }
   }
 
   // The 16 lanes held in 16 / L vectors, summed by halving (lane j += lane j + width).
