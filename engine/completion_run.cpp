@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 
+#include "engine/chunk_reuse.h"
 #include "engine/completion_text.h"
 #include "engine/sampler.h"
 
@@ -50,17 +51,46 @@ class Run {
     size_t common = 0;
     while (common < cached.size() && common < prompt.size() && cached[common] == prompt[common]) ++common;
     common = std::min(common, prompt.size() - 1);  // the last token is run for fresh logits
+    // Spans of the prompt still in the cache further on (the suffix after a keystroke):
+    // moved, not recomputed. Their entries are copied aside before anything overwrites them.
+    const std::vector<ReusedChunk> chunks =
+        plan_chunk_reuse(cached, prompt, static_cast<int>(common), ctx_.settings.chunk_reuse_min);
+    if (!chunks.empty()) s_.stash(chunks);
     s_.truncate(static_cast<int>(common));
     ctx_.timings.tokens_reused = static_cast<int>(common);
+    size_t pos = common;
+    for (size_t i = 0; i <= chunks.size(); ++i) {
+      const size_t end = i < chunks.size() ? static_cast<size_t>(chunks[i].prompt_pos) : prompt.size();
+      if (!evaluate(prompt, pos, end, common, t0, why)) return false;
+      if (why != StopReason::kMaxTokens) break;
+      if (i == chunks.size()) break;
+      if (Status st = s_.place_stashed(i); !st) {
+        ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
+        fail(st.error().message);
+        return false;
+      }
+      pos = end + static_cast<size_t>(chunks[i].n);
+      ctx_.timings.tokens_reused += chunks[i].n;
+      ctx_.timings.tokens_moved += chunks[i].n;
+    }
+    ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
+    return true;
+  }
+
+  // Runs prompt[pos, end) through the model in chunks (the last prompt token with logits);
+  // false after an error (already reported). Sets `why` when cancellation or the prefill
+  // budget stops it.
+  bool evaluate(const std::vector<TokenId>& prompt, size_t pos, size_t end, size_t common, Clock::time_point t0,
+                StopReason& why) {
     const size_t chunk = static_cast<size_t>(std::max(1, ctx_.settings.prefill_chunk));
-    for (size_t pos = common; pos < prompt.size(); pos += chunk) {
+    for (; pos < end; pos += chunk) {
       const double spent = ms_between(t0, Clock::now());
       if (cancelled()) why = StopReason::kCancelled;
       // The budget is checked after progress, so that a tight budget still fills the cache
       // a chunk per request and later requests reuse it.
       else if (req_.max_prefill_ms > 0 && pos > common && spent > req_.max_prefill_ms) why = StopReason::kBudget;
-      if (why != StopReason::kMaxTokens) break;
-      const size_t n = std::min(chunk, prompt.size() - pos);
+      if (why != StopReason::kMaxTokens) return true;
+      const size_t n = std::min(chunk, end - pos);
       const bool last = pos + n == prompt.size();
       Status st = s_.eval(std::span<const int32_t>(prompt.data() + pos, n), last ? LogitsFor::kLast : LogitsFor::kNone);
       if (!st) {
@@ -70,7 +100,6 @@ class Run {
       }
       ctx_.timings.tokens_prefilled += static_cast<int>(n);
     }
-    ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
     return true;
   }
 

@@ -27,6 +27,10 @@ struct EngineOptions {
   int64_t max_cache_mb = 0;  // memory cap for all KV caches together (0: none); fewer sessions then
   int prefill_chunk = 64;    // prompt tokens per forward step: bounds the cancellation latency
   int max_draft = 8;         // prompt-lookup speculative decoding draft length (0: off; greedy only)
+  // Reuse cached spans of at least this many tokens that moved (e.g. the suffix after a
+  // keystroke) by shifting their keys instead of recomputing them; 0: off. Approximate:
+  // see engine/chunk_reuse.h.
+  int chunk_reuse_min = 0;
 };
 
 // What the model is and what it can do, for the server's prompt building and status.
@@ -60,7 +64,8 @@ struct CompletionRequest {
 struct Timings {
   double queue_ms = 0;
   double tokenize_ms = 0;
-  int tokens_reused = 0;
+  int tokens_reused = 0;      // taken from the cache (the common prefix plus moved chunks)
+  int tokens_moved = 0;       // of which moved to new positions (chunk reuse)
   int tokens_prefilled = 0;
   double prefill_ms = 0;
   double first_token_ms = 0;  // from the start of complete() to the first generated token

@@ -89,6 +89,7 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   ctx.fim = &fim_;
   ctx.n_vocab = model_->config().n_vocab;
   ctx.settings.prefill_chunk = options_.prefill_chunk;
+  ctx.settings.chunk_reuse_min = options_.chunk_reuse_min;
   ctx.settings.draft.max_draft = options_.max_draft;
   run_completion(ctx, request, prompt, on_event);
 }

@@ -26,6 +26,7 @@ class LocalEngine final : public Engine {
   // For tools and tests: the tokenizer, and the speculation switch (0: off).
   const Tokenizer& tokenizer() const { return tokenizer_; }
   void set_max_draft(int max_draft) { options_.max_draft = max_draft; }
+  void set_chunk_reuse_min(int n) { options_.chunk_reuse_min = n; }
   const SessionPool& sessions() const { return *sessions_; }
 
  private:

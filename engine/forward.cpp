@@ -131,6 +131,20 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
   matmul(model_.output(), in_out_, logits.data() + logits_offset, c.n_vocab);
 }
 
+void Forward::shift_keys(KvCache& kv, int pos, int n, int delta) {
+  const ModelConfig& c = model_.config();
+  if (delta == 0 || n <= 0 || c.n_rot == 0) return;
+  const float freq_scale = c.rope_scaling.type == "linear" ? 1.0f / c.rope_scaling.factor : 1.0f;
+  const int n_rot = static_cast<int>(c.n_rot), half = n_rot / 2;
+  std::vector<float> cs(static_cast<size_t>(n_rot));
+  ops::rope_angles(delta, n_rot, c.rope_freq_base, freq_scale, cs.data(), cs.data() + half);
+  const bool neox = c.arch->rope == RopeLayout::NeoX;
+  for (uint32_t l = 0; l < c.n_layer; ++l)
+    for (uint32_t h = 0; h < c.n_head_kv; ++h)
+      for (int p = pos; p < pos + n; ++p)
+        ops::rope_rotate(kv.k(static_cast<int>(l), static_cast<int>(h), p), n_rot, neox, cs.data(), cs.data() + half);
+}
+
 void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
   const ModelConfig& c = model_.config();
   const int n_head = static_cast<int>(c.n_head), group = static_cast<int>(c.n_head / c.n_head_kv);

@@ -41,6 +41,11 @@ class Forward {
   // not fit in the cache.
   Status run(std::span<const int32_t> tokens, KvCache& kv, LogitsFor which, std::vector<float>& logits);
 
+  // Re-rotates the cached keys at positions [pos, pos + n) as if their tokens sat `delta`
+  // positions further on (RoPE composes: rotating by delta more is the rotation of pos +
+  // delta, up to float rounding). For moving cache entries (engine/chunk_reuse.h).
+  void shift_keys(KvCache& kv, int pos, int n, int delta);
+
  private:
   void run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool want_logits_all, bool last_chunk,
                  std::vector<float>& logits, size_t logits_offset);

@@ -38,6 +38,14 @@ class KvCache {
   // Keeps the first n tokens (n <= size).
   void truncate(int n) { size_ = n < size_ ? (n < 0 ? 0 : n) : size_; }
 
+  // Floats one token range [pos, pos + n) takes in all layers and heads (keys + values).
+  size_t range_floats(int n) const { return static_cast<size_t>(n_layer_) * n_head_kv_ * n * (dim_k_ + dim_v_); }
+  // Copies the keys and values of positions [pos, pos + n) out to `out` (range_floats(n)
+  // floats), or writes such a copy back at positions [pos, pos + n); both need
+  // pos + n <= capacity and do not change size().
+  void read_range(int pos, int n, float* out) const;
+  void write_range(int pos, int n, const float* in);
+
   // Key / value vector of `pos` in `layer`, KV head `head`: head_dim floats, and the keys /
   // values of one head for all positions at a stride of head_dim (k(l, h, 0)[p * dim]).
   float* k(int layer, int head, int pos) { return k_.data() + offset(layer, head, pos, dim_k_); }
@@ -52,7 +60,7 @@ class KvCache {
     return ((static_cast<size_t>(layer) * n_head_kv_ + head) * capacity_ + pos) * dim;
   }
 
-  int n_head_kv_ = 0, dim_k_ = 0, dim_v_ = 0;
+  int n_layer_ = 0, n_head_kv_ = 0, dim_k_ = 0, dim_v_ = 0;
   int capacity_ = 0, size_ = 0;
   std::vector<float> k_;  // (n_layer, n_head_kv, capacity, dim_k)
   std::vector<float> v_;  // (n_layer, n_head_kv, capacity, dim_v)

@@ -33,6 +33,32 @@ Status Session::eval(std::span<const int32_t> tokens, LogitsFor which) {
   return {};
 }
 
+void Session::stash(std::span<const ReusedChunk> chunks) {
+  stashed_.assign(chunks.begin(), chunks.end());
+  stashed_tokens_.clear();
+  stash_offset_.clear();
+  size_t floats = 0;
+  for (const ReusedChunk& c : chunks) {
+    stash_offset_.push_back(floats);
+    floats += kv_.range_floats(c.n);
+    stashed_tokens_.emplace_back(tokens_.begin() + c.cache_pos, tokens_.begin() + c.cache_pos + c.n);
+  }
+  if (stash_.size() < floats) stash_.resize(floats);
+  for (size_t i = 0; i < chunks.size(); ++i) kv_.read_range(chunks[i].cache_pos, chunks[i].n, stash_.data() + stash_offset_[i]);
+}
+
+Status Session::place_stashed(size_t i) {
+  if (i >= stashed_.size()) return make_error("chunk reuse: no stashed chunk " + std::to_string(i));
+  const ReusedChunk& c = stashed_[i];
+  if (kv_.size() != c.prompt_pos) return make_error("chunk reuse: the cache is not at the chunk's position");
+  if (Status s = kv_.check_room(c.n); !s) return s;
+  kv_.write_range(c.prompt_pos, c.n, stash_.data() + stash_offset_[i]);
+  forward_.shift_keys(kv_, c.prompt_pos, c.n, c.prompt_pos - c.cache_pos);
+  kv_.append(c.n);
+  tokens_.insert(tokens_.end(), stashed_tokens_[i].begin(), stashed_tokens_[i].end());
+  return {};
+}
+
 Result<GenerateResult> Session::generate(std::span<const int32_t> prompt, const GenerateParams& params,
                                          const TokenCallback& on_token) {
   GenerateResult r;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/chunk_reuse.h"
 #include "engine/engine.h"
 #include "engine/forward.h"
 #include "engine/kv_cache.h"
@@ -59,6 +60,13 @@ class Session {
   Status eval(std::span<const int32_t> tokens, LogitsFor which = LogitsFor::kLast);
   const std::vector<float>& logits() const { return logits_; }
 
+  // Chunk reuse (engine/chunk_reuse.h): stash() copies the cache entries of the chunks
+  // aside (call it before anything overwrites their positions); place_stashed(i) then
+  // appends chunk i's entries at the end of the cache, which must be at the chunk's
+  // prompt position, with keys re-rotated to their new positions.
+  void stash(std::span<const ReusedChunk> chunks);
+  Status place_stashed(size_t i);
+
   const std::vector<int32_t>& tokens() const { return tokens_; }
   int context_size() const { return kv_.capacity(); }
   void truncate(int n);  // keeps the first n tokens
@@ -71,6 +79,10 @@ class Session {
   std::vector<int32_t> tokens_;  // exactly the tokens whose K/V are in kv_
   Forward forward_;
   std::vector<float> logits_;
+  std::vector<ReusedChunk> stashed_;          // chunks whose entries stash_ holds
+  std::vector<std::vector<int32_t>> stashed_tokens_;
+  std::vector<size_t> stash_offset_;          // where each chunk starts in stash_
+  std::vector<float> stash_;                  // grows to the largest stash, then reused
 };
 
 }  // namespace wafer

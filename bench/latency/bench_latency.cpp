@@ -3,6 +3,7 @@
 //   bench_latency [--model FILE] [--file SOURCE] [--chars N] [--threads N] [--predict N]
 //                 [--prompt-tokens N] [--suffix-tokens N] [--no-speculation]
 //                 [--spec-tokens N] [--skip-replay] [--skip-spec] [--skip-cancel] [--json]
+//                 [--chunk-reuse N [--check-exact]]
 //
 // Without --model, a Qwen2.5-Coder-0.5B-shaped synthetic Q8_0 model (byte-level FIM
 // vocabulary padded to 151,936 entries, tied output) is written to the temp directory once.
@@ -18,6 +19,11 @@
 //    without prompt-lookup drafts: tokens/s, acceptance, identical output checked.
 // 3. Cancellation latency: flag set from another thread during prefill and during decode,
 //    time until complete() returns.
+//
+// --chunk-reuse N moves cached spans of at least N tokens instead of recomputing them (the
+// suffix after each keystroke; engine/chunk_reuse.h). --check-exact then also runs every
+// request without it (on another session, untimed) and reports how often the two outputs
+// are identical and how far apart the first-token choices are.
 //
 // --json prints one JSON object instead of the readable summary.
 #include <algorithm>
@@ -44,7 +50,8 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   std::string model, file = "/usr/lib/python3.11/textwrap.py";
   int chars = 200, threads = 2, predict = 16, prompt_tokens = 1500, suffix_tokens = 64, spec_tokens = 64;
-  bool speculation = true, replay = true, spec = true, cancel = true, json = false;
+  int chunk_reuse = 0;
+  bool speculation = true, replay = true, spec = true, cancel = true, json = false, check_exact = false;
 };
 
 double percentile(std::vector<double> v, double p) {
@@ -109,8 +116,19 @@ size_t window_start(const Tokenizer& tok, const std::string& text, size_t budget
 struct Replay {
   int requests = 0;
   double prefilled_p50 = 0, prefilled_p90 = 0, ttft_p50 = 0, ttft_p90 = 0, total_p50 = 0, total_p90 = 0;
-  double generated_p50 = 0, prompt_p50 = 0, cold_total_ms = 0, cold_prefilled = 0;
+  double generated_p50 = 0, prompt_p50 = 0, cold_total_ms = 0, cold_prefilled = 0, moved_p50 = 0;
+  int compared = 0, identical = 0, same_first_token = 0;  // --check-exact
 };
+
+// A completion's first word with its leading whitespace: a proxy for its first token (the
+// events carry text, not token ids).
+std::string first_word(const std::string& s) {
+  size_t b = 0;
+  while (b < s.size() && (s[b] == ' ' || s[b] == '\t' || s[b] == '\n')) ++b;
+  size_t e = b;
+  while (e < s.size() && s[e] != ' ' && s[e] != '\t' && s[e] != '\n') ++e;
+  return s.substr(0, e);
+}
 
 Replay typing_replay(LocalEngine& e, const Options& o) {
   std::ifstream in(o.file, std::ios::binary);
@@ -135,7 +153,7 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
   const size_t start = window_start(tok, before, prefix_budget);
 
   Replay r;
-  std::vector<double> prefilled, ttft, total, generated, prompt;
+  std::vector<double> prefilled, ttft, total, generated, prompt, moved;
   for (int i = 0; i <= o.chars; ++i) {
     CompletionRequest req;
     req.session_key = o.file;
@@ -148,6 +166,20 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
       std::exit(1);
     }
     const Timings& t = done.timings;
+    if (o.check_exact && i > 0) {  // the same request without chunk reuse, on its own session
+      req.session_key = o.file + "#exact";
+      e.set_chunk_reuse_min(0);
+      const CompletionEvent exact = run(e, req);
+      e.set_chunk_reuse_min(o.chunk_reuse);
+      ++r.compared;
+      r.identical += exact.text == done.text;
+      r.same_first_token += first_word(exact.text) == first_word(done.text);
+    } else if (o.check_exact) {
+      req.session_key = o.file + "#exact";
+      e.set_chunk_reuse_min(0);
+      run(e, req);
+      e.set_chunk_reuse_min(o.chunk_reuse);
+    }
     if (i == 0) {  // the cold request fills the cache: reported on its own
       r.cold_total_ms = t.total_ms;
       r.cold_prefilled = t.tokens_prefilled;
@@ -158,6 +190,7 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
     total.push_back(t.total_ms);
     generated.push_back(t.tokens_generated);
     prompt.push_back(t.tokens_reused + t.tokens_prefilled);
+    moved.push_back(t.tokens_moved);
     if (!o.json)
       std::fprintf(stderr, "\r  request %d/%d: prefilled %d, ttft %.0f ms, total %.0f ms   ", i, o.chars,
                    t.tokens_prefilled, t.first_token_ms, t.total_ms);
@@ -172,6 +205,7 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
   r.total_p90 = percentile(total, 0.9);
   r.generated_p50 = percentile(generated, 0.5);
   r.prompt_p50 = percentile(prompt, 0.5);
+  r.moved_p50 = percentile(moved, 0.5);
   return r;
 }
 
@@ -255,6 +289,8 @@ int main(int argc, char** argv) {
     else if (a == "--skip-spec") o.spec = false;
     else if (a == "--skip-cancel") o.cancel = false;
     else if (a == "--json") o.json = true;
+    else if (a == "--chunk-reuse") o.chunk_reuse = std::atoi(value().c_str());
+    else if (a == "--check-exact") o.check_exact = true;
     else {
       std::fprintf(stderr, "bench_latency: unknown option %s\n", a.c_str());
       return 2;
@@ -266,6 +302,7 @@ int main(int argc, char** argv) {
   eo.threads = o.threads;
   eo.context_length = 4096;
   eo.max_draft = o.speculation ? 8 : 0;
+  eo.chunk_reuse_min = o.chunk_reuse;
   auto loaded = LocalEngine::load(eo);
   if (!loaded) {
     std::fprintf(stderr, "bench_latency: %s\n", loaded.error().message.c_str());
@@ -298,10 +335,12 @@ int main(int argc, char** argv) {
         "\"prefilled_tokens_p90\":%.1f,\"ttft_ms_p50\":%.1f,\"ttft_ms_p90\":%.1f,\"total_ms_p50\":%.1f,"
         "\"total_ms_p90\":%.1f,\"generated_tokens_p50\":%.1f,\"cold_prefilled_tokens\":%.0f,\"cold_total_ms\":%.1f,"
         "\"spec_plain_tokens_per_s\":%.2f,\"spec_tokens_per_s\":%.2f,\"spec_acceptance\":%.3f,"
-        "\"spec_identical\":%s,\"cancel_prefill_ms\":%.1f,\"cancel_decode_ms\":%.1f}\n",
+        "\"spec_identical\":%s,\"cancel_prefill_ms\":%.1f,\"cancel_decode_ms\":%.1f,\"chunk_reuse\":%d,"
+        "\"moved_tokens_p50\":%.1f,\"exact_compared\":%d,\"exact_identical\":%d,\"exact_same_first_word\":%d}\n",
         e.info().name.c_str(), o.threads, r.requests, r.prompt_p50, r.prefilled_p50, r.prefilled_p90, r.ttft_p50,
         r.ttft_p90, r.total_p50, r.total_p90, r.generated_p50, r.cold_prefilled, r.cold_total_ms, s.plain_tps,
-        s.spec_tps, s.acceptance, s.identical ? "true" : "false", cancel_prefill, cancel_decode);
+        s.spec_tps, s.acceptance, s.identical ? "true" : "false", cancel_prefill, cancel_decode, o.chunk_reuse,
+        r.moved_p50, r.compared, r.identical, r.same_first_token);
     return s.identical || !o.spec ? 0 : 1;
   }
   std::printf("model %s, %d threads\n", e.info().name.c_str(), o.threads);
@@ -309,10 +348,15 @@ int main(int argc, char** argv) {
     std::printf("typing replay: %d requests (%s), prompt ~%.0f tokens, %d predicted\n", r.requests, o.file.c_str(),
                 r.prompt_p50, o.predict);
     std::printf("  cold first request: %.0f tokens prefilled, %.0f ms\n", r.cold_prefilled, r.cold_total_ms);
-    std::printf("  prefilled tokens  p50 %.1f  p90 %.1f\n", r.prefilled_p50, r.prefilled_p90);
+    std::printf("  prefilled tokens  p50 %.1f  p90 %.1f", r.prefilled_p50, r.prefilled_p90);
+    if (o.chunk_reuse > 0) std::printf("  (chunk reuse >= %d tokens: p50 %.0f moved)", o.chunk_reuse, r.moved_p50);
+    std::printf("\n");
     std::printf("  first token ms    p50 %.1f  p90 %.1f\n", r.ttft_p50, r.ttft_p90);
     std::printf("  total ms          p50 %.1f  p90 %.1f  (generated tokens p50 %.0f)\n", r.total_p50, r.total_p90,
                 r.generated_p50);
+    if (r.compared > 0)
+      std::printf("  vs. exact prefill: %d/%d outputs identical, %d/%d same first word\n", r.identical, r.compared,
+                  r.same_first_token, r.compared);
   }
   if (o.spec)
     std::printf("speculation (repetitive code, greedy, %d tokens): %.2f tok/s plain, %.2f tok/s drafted (x%.2f), "
