@@ -53,6 +53,10 @@ const std::vector<Flag>& flags() {
       {"--context", "lsp generate bench", true,
        [](Options& o, std::string_view v) { return parse_number("--context", v, o.context, 16, 1 << 20); },
        "context length in tokens (default 4096)"},
+      {"--chunk-reuse", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--chunk-reuse", v, o.chunk_reuse, 0, 1 << 20); },
+       "reuse cached spans of at least N tokens that moved (the suffix after a keystroke) instead of recomputing "
+       "them (default 0: off)"},
       {"--listen", "lsp", true,
        [](Options& o, std::string_view v) { o.listen = v; return Status{}; },
        "serve LSP on loopback TCP HOST:PORT instead of stdio"},

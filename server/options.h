@@ -21,6 +21,7 @@ struct Options {
   std::string model;
   int threads = 0;                    // 0: one per physical core
   int context = 4096;
+  int chunk_reuse = 0;                // move cached spans >= this many tokens (0: off); see README
 
   // lsp
   std::string listen;                 // "127.0.0.1:PORT"; empty: stdio

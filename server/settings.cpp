@@ -31,6 +31,7 @@ Status apply_settings(Options& o, const json& settings_in) {
   }
   for (auto [key, lo, hi, field] : {std::tuple{"threads", 0, 1024, &next.threads},
                                     std::tuple{"contextLength", 16, 1 << 20, &next.context},
+                                    std::tuple{"chunkReuse", 0, 1 << 20, &next.chunk_reuse},
                                     std::tuple{"debounceMs", 0, 10000, &next.debounce_ms},
                                     std::tuple{"maxTokens", 1, 4096, &next.max_tokens},
                                     std::tuple{"prefixLines", 0, 100000, &next.prefix_lines},
@@ -56,11 +57,13 @@ EngineOptions engine_options(const Options& o) {
   e.model_path = o.model;
   e.threads = o.threads;
   e.context_length = o.context;
+  e.chunk_reuse_min = o.chunk_reuse;
   return e;
 }
 
 bool engine_changed(const Options& a, const Options& b) {
-  return a.model != b.model || a.threads != b.threads || a.context != b.context || a.fake_engine != b.fake_engine;
+  return a.model != b.model || a.threads != b.threads || a.context != b.context || a.fake_engine != b.fake_engine ||
+         a.chunk_reuse != b.chunk_reuse;
 }
 
 bool language_enabled(const Options& o, std::string_view language_id) {

@@ -16,9 +16,10 @@ TEST_CASE("settings: keys overlay the options and win over flags", "[settings]")
   CHECK(o.max_tokens == 32);
   CHECK(language_enabled(o, "python"));
   CHECK_FALSE(language_enabled(o, "rust"));
-  REQUIRE(apply_settings(o, json::parse(R"({"wafer":{"threads":3,"contextLength":2048}})")));
+  REQUIRE(apply_settings(o, json::parse(R"({"wafer":{"threads":3,"contextLength":2048,"chunkReuse":32}})")));
   CHECK(o.threads == 3);
   CHECK(engine_options(o).context_length == 2048);
+  CHECK(engine_options(o).chunk_reuse_min == 32);
   REQUIRE(apply_settings(o, nullptr));
 }
 
@@ -40,4 +41,7 @@ TEST_CASE("settings: only engine settings require a reload", "[settings]") {
   CHECK_FALSE(engine_changed(a, b));
   b.model = "m.gguf";
   CHECK(engine_changed(a, b));
+  Options c;
+  c.chunk_reuse = 16;
+  CHECK(engine_changed(a, c));
 }
