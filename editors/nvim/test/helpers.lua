@@ -129,7 +129,18 @@ function M.type_until_ghost(prefix, timeout)
   local ghost = M.wait_for(function()
     return wafer.visible()
   end, timeout or 15000, 'ghost text after typing ' .. vim.inspect(prefix))
-  return ghost, require('wafer.suggestion').last_latency_ms
+  local latency = require('wafer.suggestion').last_latency_ms
+  -- A real model streams for a while after the first ghost appears: wait until the text
+  -- has not changed for 300 ms, so what the test expects is what an accept will insert.
+  local stable_since, last = vim.loop.now(), ghost
+  M.wait_for(function()
+    local now = wafer.visible() or last
+    if now ~= last then
+      last, stable_since = now, vim.loop.now()
+    end
+    return vim.loop.now() - stable_since >= 300
+  end, timeout or 15000, 'the suggestion to finish streaming')
+  return last, latency
 end
 
 return M
