@@ -60,6 +60,10 @@ const std::vector<Flag>& flags() {
       {"--listen", "lsp", true,
        [](Options& o, std::string_view v) { o.listen = v; return Status{}; },
        "serve LSP on loopback TCP HOST:PORT instead of stdio"},
+      {"--stdio", "lsp", false,
+       [](Options& o, std::string_view) { o.listen.clear(); return Status{}; },
+       "serve LSP over standard input/output (the default; accepted because LSP clients such as "
+       "vscode-languageclient append it)"},
       {"--allow-remote", "lsp", false,
        [](Options& o, std::string_view) { o.allow_remote = true; return Status{}; },
        "allow --listen on a non-loopback address"},

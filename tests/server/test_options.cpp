@@ -63,3 +63,11 @@ TEST_CASE("options: '--' ends flags and negative-looking numbers are positional"
   CHECK_FALSE(r->ids);
   CHECK(r->positional == std::vector<std::string>{"m.gguf", "--ids"});
 }
+
+TEST_CASE("options: lsp accepts --stdio, which LSP clients append", "[options]") {
+  // vscode-languageclient's TransportKind.stdio runs `wafer lsp ... --stdio`.
+  auto r = parse({"lsp", "--model", "m.gguf", "--stdio"});
+  REQUIRE(r.ok());
+  CHECK(r->listen.empty());
+  CHECK_FALSE(parse({"tokenize", "m.gguf", "--stdio"}).ok());  // only where it means something
+}

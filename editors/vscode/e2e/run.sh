@@ -27,7 +27,7 @@ cd "$ext"
 npm run --silent package >/dev/null
 
 tmp=$(mktemp -d)
-cleanup() { [ -n "${cs_pid:-}" ] && kill "$cs_pid" 2>/dev/null; rm -rf "$tmp"; }
+cleanup() { [ -n "${cs_pid:-}" ] && kill "$cs_pid" 2>/dev/null; if [ -n "${E2E_KEEP:-}" ]; then echo "e2e: kept $tmp"; else rm -rf "$tmp"; fi; }
 trap cleanup EXIT
 mkdir -p "$tmp/ws" "$tmp/user/User" "$tmp/ext" "$tmp/bin"
 
