@@ -3,6 +3,7 @@
 // round-half-to-even (what the SIMD round instruction and ggml's nearest_int both do).
 // A different rounding flips a few quants per row and moves the logits by ~1e-3.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "engine/quant_impl.h"
@@ -11,14 +12,24 @@ namespace wafer::quant {
 
 namespace {
 
-// Round to nearest, ties to even, for |v| well below 2^22 (true for every q here).
-int round_even(float v) { return static_cast<int>(std::nearbyint(v)); }
+// Round to nearest, ties to even, for |v| well below 2^22 (true for every q here): adding
+// 1.5 * 2^23 leaves the rounded integer in the low mantissa bits (the FPU rounds ties to
+// even). Plain arithmetic, so the loops below vectorize (std::nearbyint is a libm call).
+int round_even(float v) {
+  const float f = v + 12582912.f;
+  int32_t i;
+  std::memcpy(&i, &f, sizeof i);
+  return (i & 0x007fffff) - 0x00400000;
+}
 
 // Shared by Q8_0 and Q8_1: scale d = amax / 127, multiplier 127 / amax (not 1 / d, which
 // rounds differently), quants written to qs. Returns d.
 float quantize_block_32(const float* x, int8_t* qs) {
   float amax = 0;
-  for (int j = 0; j < kQK; ++j) amax = std::fmax(amax, std::fabs(x[j]));
+  for (int j = 0; j < kQK; ++j) {
+    const float a = std::fabs(x[j]);
+    amax = a > amax ? a : amax;  // fmax but for NaN, and vectorizable
+  }
   const float d = amax / 127.f;
   const float id = amax != 0.f ? 127.f / amax : 0.f;
   for (int j = 0; j < kQK; ++j) qs[j] = static_cast<int8_t>(round_even(x[j] * id));
