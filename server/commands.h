@@ -15,6 +15,7 @@ int run_tokenize(const Options& options);
 int run_generate(const Options& options);
 int run_info(const Options& options);
 int run_bench(const Options& options);
+int run_pull(const Options& options);
 
 // For subcommands whose issue has not landed yet: a clear message and exit code 2.
 int not_implemented(const char* command);

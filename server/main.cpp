@@ -27,5 +27,6 @@ int main(int argc, char** argv) {
   if (o.command == "generate") return run_generate(o);
   if (o.command == "info") return run_info(o);
   if (o.command == "bench") return run_bench(o);
+  if (o.command == "pull") return run_pull(o);
   return not_implemented(o.command.c_str());
 }

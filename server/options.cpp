@@ -9,8 +9,8 @@
 namespace wafer {
 namespace {
 
-constexpr std::array<std::string_view, 6> kCommands{"lsp", "tokenize", "generate", "info", "bench",
-                                                    "help"};
+constexpr std::array<std::string_view, 7> kCommands{"lsp", "tokenize", "generate", "info", "bench",
+                                                    "pull", "help"};
 
 // One row per flag: name, the subcommands that accept it ("*" for all), whether it takes
 // a value, and how to store it. Adding an option is adding a row here and a field above.
@@ -130,6 +130,15 @@ const std::vector<Flag>& flags() {
       {"--logits-json", "generate", true,
        [](Options& o, std::string_view v) { o.logits_json = v; return Status{}; },
        "write per-position top-20 logits and the greedy tokens to FILE"},
+      {"--sha256", "pull", true,
+       [](Options& o, std::string_view v) { o.sha256 = v; return Status{}; },
+       "expected SHA-256 of the file (hex); catalogue models have theirs built in"},
+      {"--cache-dir", "pull", true,
+       [](Options& o, std::string_view v) { o.cache_dir = v; return Status{}; },
+       "download into DIR (default $XDG_CACHE_HOME/wafer/models or ~/.cache/wafer/models)"},
+      {"--list", "pull", false,
+       [](Options& o, std::string_view) { o.list = true; return Status{}; },
+       "list the models known by short name, with sizes and licenses"},
   };
   return table;
 }
@@ -219,7 +228,8 @@ std::string usage(const std::string& command) {
         "  tokenize   tokenize text with a model's tokenizer\n"
         "  generate   generate text from a prompt (timings on stderr)\n"
         "  info       describe a GGUF model\n"
-        "  bench      measure completion latency\n\n"
+        "  bench      measure completion latency\n"
+        "  pull       download a GGUF model (by short name or URL) into the cache\n\n"
         "Run 'wafer COMMAND --help' for a command's options.\n";
     return s;
   }
@@ -228,6 +238,7 @@ std::string usage(const std::string& command) {
   else if (command == "info") s += " MODEL.gguf [--json] [--residency [--threads N]]";
   else if (command == "generate") s += " MODEL.gguf --prompt TEXT [-n N] [--temp T] [--seed S] [--threads N]";
   else if (command == "lsp") s += " [--model PATH] [--listen 127.0.0.1:PORT] [OPTIONS]";
+  else if (command == "pull") s += " NAME|URL [--sha256 HEX] [--cache-dir DIR]   (prints the model's path)";
   else s += " [OPTIONS]";
   s += "\n\noptions:\n";
   for (const Flag& f : flags()) {

@@ -12,7 +12,7 @@
 namespace wafer {
 
 struct Options {
-  std::string command;                // "lsp", "tokenize", "generate", "info", "bench", "" (none)
+  std::string command;                // "lsp", "tokenize", "generate", "info", "bench", "pull", "" (none)
   std::vector<std::string> positional;  // arguments after the subcommand that are not flags
   bool help = false;
   bool version = false;
@@ -49,6 +49,11 @@ struct Options {
   float temperature = 0;
   unsigned long long seed = 0;
   std::string logits_json;
+
+  // pull
+  std::string sha256;                 // expected digest of a URL download (hex)
+  std::string cache_dir;              // default: $XDG_CACHE_HOME/wafer/models
+  bool list = false;                  // print the catalogue of short names
 };
 
 // Parses argv. Errors name the offending argument. `--help`/`--version` anywhere set the
