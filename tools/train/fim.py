@@ -30,37 +30,48 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
+def _cursor(line: str, rng: random.Random, inside_rate: float) -> int:
+    """Column of an editor cursor on a non-blank line: after the indentation (where the
+    editor leaves it on a new line) or, with inside_rate, strictly inside the text."""
+    lead, body = _indent(line), len(line.rstrip())
+    if body - lead > 1 and rng.random() < inside_rate:
+        return rng.randrange(lead + 1, body)
+    return lead
+
+
 def choose_middle(lines: list[str], rng: random.Random) -> tuple[int, int]:
-    """Character span [a, b) of the middle inside "".join(lines) (lines keep their '\\n')."""
+    """Character span [a, b) of the middle inside "".join(lines) (lines keep their '\n').
+
+    The span mimics what an editor asks for: the cursor sits on a non-blank line, after the
+    indentation or inside the text (never on whitespace the editor already inserted, so the
+    middle starts with code, as the evaluation's targets do), and the middle runs to the end
+    of that line, a few lines further, or the end of the indented block the line opens. A
+    few spans start at column 0 or are arbitrary, so the model also sees those layouts.
+    """
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
     n = len(lines)
-    total = starts[-1]
     kind = rng.random()
+    if kind >= 0.95:                          # arbitrary character span
+        a = rng.randrange(starts[-1])
+        return a, min(starts[-1], a + 1 + int(rng.expovariate(1 / 80.0)))
     i = rng.randrange(n)
-    # Editors auto-indent: most line/block middles start after the indentation (the cursor
-    # sits there when a new line begins), the rest at column 0.
-    skip = _indent(lines[i]) if rng.random() < 0.7 else 0
-    if kind < 0.35:                          # whole lines
-        j = min(n, i + 1 + int(rng.expovariate(1 / 2.0)))
-        return starts[i] + skip, starts[j]
-    if kind < 0.65:                          # cursor inside a line: rest of line (+ maybe more)
-        line = lines[i]
-        body = len(line.rstrip("\n"))
-        lead = _indent(line)
-        cut = lead if body <= lead else rng.randint(lead, body)
-        j = i + 1 + (int(rng.expovariate(1 / 1.0)) if rng.random() < 0.3 else 0)
-        return starts[i] + cut, starts[min(n, j)]
-    if kind < 0.9:                           # an indented block: line i and what it opens
+    for _ in range(8):                        # prefer a line with code on it
+        if lines[i].strip():
+            break
+        i = rng.randrange(n)
+    col = 0 if kind >= 0.9 else _cursor(lines[i], rng, 0.5)
+    if kind < 0.5:                            # rest of the line
+        j = i + 1
+    elif kind < 0.7:                          # rest of the line and a few more
+        j = i + 2 + int(rng.expovariate(1 / 1.5))
+    else:                                     # the block line i opens (or whole lines)
         base = _indent(lines[i])
         j = i + 1
-        while j < n and (not lines[j].strip() or _indent(lines[j]) > base) and j - i < 24:
+        while j < n and (not lines[j].strip() or _indent(lines[j]) > base) and j - i < 16:
             j += 1
-        return starts[i] + skip, starts[j]
-    a = rng.randrange(total)                 # arbitrary character span
-    b = min(total, a + 1 + int(rng.expovariate(1 / 80.0)))
-    return a, b
+    return starts[i] + col, starts[min(n, j)]
 
 
 def fim_sample(text: str, tok: Tokenizer, sp: FimSpecials, n_tokens: int,

@@ -47,19 +47,20 @@ def token_stream(docs: list[dict], tok: Tokenizer, cache: Path) -> np.ndarray:
 class Batcher:
     """Draws training batches: a mix of plain windows and FIM examples."""
 
-    def __init__(self, docs, stream, tok, n_ctx, fim_rate, rng):
+    def __init__(self, docs, stream, tok, n_ctx, fim_rate, rng, spm_rate=0.1):
         self.texts = [d["text"] for d in docs]
         self.cum = [0]
         for t in self.texts:
             self.cum.append(self.cum[-1] + len(t))
         self.stream, self.tok, self.n_ctx, self.fim_rate, self.rng = stream, tok, n_ctx, fim_rate, rng
+        self.spm_rate = spm_rate
         self.sp = fim.FimSpecials(tok)
         self.chars = int(n_ctx * 3.6)    # about n_ctx tokens of text
 
     def sample(self, want_fim: bool):
         while want_fim:
             text = fim.pick_text(self.texts, self.cum, self.rng, self.chars)
-            s = fim.fim_sample(text, self.tok, self.sp, self.n_ctx, self.rng)
+            s = fim.fim_sample(text, self.tok, self.sp, self.n_ctx, self.rng, self.spm_rate)
             if s is not None:
                 return s
         return fim.plain_sample(self.stream, self.n_ctx, self.rng)
@@ -73,9 +74,9 @@ class Batcher:
         return torch.tensor(xs, dtype=torch.long), torch.tensor(ys, dtype=torch.long)
 
 
-def eval_set(docs, stream, tok, n_ctx, n=32, seed=1234):
+def eval_set(docs, stream, tok, n_ctx, spm_rate, n=32, seed=1234):
     """Fixed held-out batches: (plain inputs, labels), (fim inputs, labels, middle-only labels)."""
-    b = Batcher(docs, stream, tok, n_ctx, 0.0, random.Random(seed))
+    b = Batcher(docs, stream, tok, n_ctx, 0.0, random.Random(seed), spm_rate)
     plain = b.batch(n)
     xs, ys, ms = [], [], []
     for _ in range(n):
@@ -145,6 +146,8 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--wd", type=float, default=0.1)
     ap.add_argument("--fim-rate", type=float, default=0.6)
+    ap.add_argument("--spm-rate", type=float, default=0.1,
+                    help="fraction of FIM examples in SPM order (wafer prompts in PSM order)")
     ap.add_argument("--d-model", type=int, default=256)
     ap.add_argument("--n-layer", type=int, default=6)
     ap.add_argument("--n-head", type=int, default=8)
@@ -192,8 +195,8 @@ def main() -> int:
     print(f"params {model.n_params():,} config {json.dumps(cfg.to_dict())}", flush=True)
     (args.run / "config.json").write_text(json.dumps(cfg.to_dict(), indent=1) + "\n")
 
-    batcher = Batcher(train_docs, train_stream, tok, args.ctx, args.fim_rate, rng)
-    ev = eval_set(held_docs, held_stream, tok, args.ctx)
+    batcher = Batcher(train_docs, train_stream, tok, args.ctx, args.fim_rate, rng, args.spm_rate)
+    ev = eval_set(held_docs, held_stream, tok, args.ctx, args.spm_rate)
     autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16)
     last_ckpt = time.time()
     t_log, tok_log = time.time(), 0
