@@ -57,7 +57,7 @@ class Case:
 
     @property
     def suffix(self) -> str:
-        return "".join(line + "\n" for line in self.lines[self.row + 1:])
+        return "\n".join(self.lines[self.row + 1:])
 
 
 def make_cases(docs: list[dict], n: int, seed: int = 7) -> list[Case]:
@@ -106,7 +106,10 @@ class ModelCompleter:
         self.tok = tok
         self.pre, self.suf = tok.special("<|fim_prefix|>"), tok.special("<|fim_suffix|>")
         self.mid, self.eot = tok.special("<|fim_middle|>"), tok.special("<|endoftext|>")
-        self.max_prefix, self.max_suffix, self.max_new = max_prefix, max_suffix, max_new
+        # Prompt and completion must fit the context the model was trained with.
+        n_ctx = self.model.cfg.n_ctx
+        self.max_prefix = min(max_prefix, n_ctx - 3 - max_suffix - max_new)
+        self.max_suffix, self.max_new = max_suffix, max_new
 
     def prompt(self, case: Case) -> list[int]:
         p = self.tok.encode(case.prefix)[-self.max_prefix:]

@@ -159,6 +159,8 @@ def main() -> int:
     ap.add_argument("--ckpt-minutes", type=float, default=4.0)
     ap.add_argument("--bench", type=int, default=0, help="time N steps and exit")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--init", type=Path,
+                    help="start from this checkpoint's weights (same config; fresh optimizer and schedule)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -192,6 +194,13 @@ def main() -> int:
         rng.setstate(state["rng"])
         torch.set_rng_state(state["torch_rng"])
         print(f"resumed at step {step}", flush=True)
+    elif args.init:
+        init = torch.load(args.init, map_location="cpu")
+        if init["config"] != cfg.to_dict():
+            print(f"--init {args.init}: config {init['config']} differs from {cfg.to_dict()}", flush=True)
+            return 2
+        model.load_state_dict(init["model"])
+        print(f"initialised from {args.init}", flush=True)
     print(f"params {model.n_params():,} config {json.dumps(cfg.to_dict())}", flush=True)
     (args.run / "config.json").write_text(json.dumps(cfg.to_dict(), indent=1) + "\n")
 
