@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "server/completion.h"
+#include "server/context.h"
 #include "server/lsp_server.h"
 #include "server/settings.h"
 
@@ -58,7 +59,8 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
       since_edit = std::chrono::duration<double, std::milli>(t0 - e->second).count();
     job.debounce_ms = std::max(0, options_.debounce_ms - static_cast<int>(since_edit));
   }
-  job.request = build_fim_request(*view->snapshot, *offset, fim_window(options_));
+  FimContext ctx = build_context(*view->snapshot, view->tree.get(), view->language ? grammars::language_rules(view->language->name) : nullptr, *offset, fim_window(options_));
+  job.request = std::move(ctx.request);
   job.request.max_tokens = options_.max_tokens;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   // Streaming (a wafer extension for inlineCompletion, which has no standard partial

@@ -82,6 +82,18 @@ const std::vector<Flag>& flags() {
       {"--suffix-lines", "lsp", true,
        [](Options& o, std::string_view v) { return parse_number("--suffix-lines", v, o.suffix_lines, 0, 100000); },
        "lines after the cursor sent as context (default 20)"},
+      {"--prefix-tokens", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--prefix-tokens", v, o.prefix_tokens, 0, 1 << 20); },
+       "prefix budget in tokens (default 1024)"},
+      {"--suffix-tokens", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--suffix-tokens", v, o.suffix_tokens, 0, 1 << 20); },
+       "suffix budget in tokens (default 256)"},
+      {"--prefix-step-lines", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--prefix-step-lines", v, o.prefix_step_lines, 1, 100000); },
+       "the prefix start moves in steps of this many lines, for KV cache reuse (default 16)"},
+      {"--extra-tokens", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--extra-tokens", v, o.extra_tokens, 0, 1 << 20); },
+       "budget for definitions from other open files and beyond the window (default 512; 0: off)"},
       {"--languages", "lsp", true,
        [](Options& o, std::string_view v) {
          o.languages.clear();

@@ -32,6 +32,10 @@ struct Options {
   int prefix_lines = 60;              // FIM window: lines before the cursor
   int suffix_lines = 20;              // FIM window: lines after the cursor
   int window_bytes = 16384;           // FIM window: byte cap on prefix and on suffix
+  int prefix_tokens = 1024;           // FIM window: prefix budget in (estimated) tokens
+  int suffix_tokens = 256;            // FIM window: suffix budget in tokens
+  int prefix_step_lines = 16;         // FIM window: the prefix start moves in steps of this many lines
+  int extra_tokens = 512;             // budget for definitions from other files and beyond the window
   std::vector<std::string> languages; // enabled languageIds; empty: all
   std::string fake_engine;            // tests only: scripted engine instead of a model
 

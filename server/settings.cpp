@@ -36,7 +36,11 @@ Status apply_settings(Options& o, const json& settings_in) {
                                     std::tuple{"maxTokens", 1, 4096, &next.max_tokens},
                                     std::tuple{"prefixLines", 0, 100000, &next.prefix_lines},
                                     std::tuple{"suffixLines", 0, 100000, &next.suffix_lines},
-                                    std::tuple{"windowBytes", 256, 1 << 24, &next.window_bytes}}) {
+                                    std::tuple{"windowBytes", 256, 1 << 24, &next.window_bytes},
+                                    std::tuple{"prefixTokens", 0, 1 << 20, &next.prefix_tokens},
+                                    std::tuple{"suffixTokens", 0, 1 << 20, &next.suffix_tokens},
+                                    std::tuple{"prefixStepLines", 1, 100000, &next.prefix_step_lines},
+                                    std::tuple{"extraTokens", 0, 1 << 20, &next.extra_tokens}}) {
     if (Status st = read_int(*s, key, lo, hi, *field); !st) return st;
   }
   if (auto it = s->find("enabledLanguages"); it != s->end() && !it->is_null()) {

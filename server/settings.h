@@ -2,7 +2,7 @@
 // `initializationOptions` and `workspace/didChangeConfiguration` settings, which take
 // precedence. JSON keys (camelCase), all optional:
 //   model, threads, contextLength, debounceMs, maxTokens, prefixLines, suffixLines,
-//   windowBytes, enabledLanguages (array of languageIds; empty = all)
+//   windowBytes, prefixTokens, suffixTokens, prefixStepLines, extraTokens, enabledLanguages (array of languageIds; empty = all)
 // A settings object may also be nested under "wafer" (as editors send a section).
 #pragma once
 
