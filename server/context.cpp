@@ -56,6 +56,9 @@ class SyntaxProbe {
     return SIZE_MAX;
   }
 
+  // Whether the tree is missing or has a parse error (typing leaves half-written tokens).
+  bool unsure() const { return !ok_ || ts_node_has_error(root_); }
+
   // Whether the cursor is inside a comment (a line comment counts up to its line's end)
   // or a string.
   void cursor_facts(const Snapshot& s, size_t cursor, CursorFacts& f) const {
@@ -204,8 +207,9 @@ FimContext build_context(const Snapshot& s, const TSTree* tree, const grammars::
   }
   f.indent_unit = detect_indent_unit(s);
   probe.cursor_facts(s, cursor, f);
-  if (!tree && !f.in_string) {
-    // Without a grammar: an odd number of unescaped double quotes before the cursor.
+  if (probe.unsure() && !f.in_string && !f.in_comment) {
+    // No tree, or a half-written string the parser could not make a token of: an odd
+    // number of unescaped double quotes before the cursor.
     size_t quotes = 0;
     for (size_t i = 0; i < f.line_head.size(); ++i)
       if (f.line_head[i] == '"' && (i == 0 || f.line_head[i - 1] != '\\')) ++quotes;

@@ -4,42 +4,11 @@
 // block; and the cursor facts (comment, string, block opener) per language.
 #include <catch2/catch.hpp>
 
-#include "server/context.h"
-#include "server/syntax.h"
+#include "tests/server/context_fixture.h"
 
 using namespace wafer;
+using wafer::test::Doc;
 
-namespace {
-
-// A document with its tree, as a completion job sees it.
-struct Doc {
-  std::shared_ptr<const Snapshot> snap;
-  std::unique_ptr<SyntaxTree> syntax;
-  SharedTree tree;
-  const grammars::LanguageRules* rules = nullptr;
-
-  Doc(const std::string& lang, const std::string& text) {
-    snap = make_snapshot("file:///x", lang, 1, text);
-    if (const grammars::Language* l = grammars::language_by_id(lang)) {
-      syntax = std::make_unique<SyntaxTree>(*l);
-      syntax->reset(text);
-      tree = syntax->snapshot();
-      rules = grammars::language_rules(l->name);
-    }
-  }
-  // The cursor at the first occurrence of marker (the marker is removed).
-  static std::pair<Doc, size_t> with_cursor(const std::string& lang, std::string text, const std::string& marker = "|") {
-    size_t at = text.find(marker);
-    REQUIRE(at != std::string::npos);
-    text.erase(at, marker.size());
-    return {Doc(lang, text), at};
-  }
-  FimContext context(size_t cursor, const FimWindow& w = {}) const {
-    return build_context(*snap, tree.get(), rules, cursor, w);
-  }
-};
-
-}  // namespace
 
 TEST_CASE("context: prefix and suffix windows by lines", "[context]") {
   auto [doc, cursor] = Doc::with_cursor("python", "l0\nl1\nl2\ndef f(x):\n    ret|\nl5\nl6\nl7\n");
