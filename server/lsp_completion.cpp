@@ -5,8 +5,10 @@
 
 #include "server/completion.h"
 #include "server/context.h"
+#include "server/filters.h"
 #include "server/lsp_server.h"
 #include "server/settings.h"
+#include "server/stop_rules.h"
 
 namespace wafer {
 
@@ -49,6 +51,18 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   // was clamped to the line end).
   lsp::Position cursor = position_at(*view->snapshot, *offset, encoding_);
   int64_t version = view->snapshot->version;
+  const std::shared_ptr<const Snapshot> snapshot = view->snapshot;
+  const std::string_view before = std::string_view(snapshot->text).substr(0, *offset);
+  const std::string_view after = std::string_view(snapshot->text).substr(*offset);
+
+  // Typing-through: the user typed the head of the last suggestion; no debounce, no engine.
+  if (std::optional<std::string> rest = typing_.lookup(uri, before, after)) {
+    scheduler_->supersede(uri);
+    reply.result(make_result(inline_kind, *rest, cursor));
+    stats_.count("typing_through");
+    stats_.record("typing_through_ms", std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    return;
+  }
   Scheduler::Job job;
   job.key = uri;
   job.debounce_ms = 0;
@@ -59,20 +73,30 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
       since_edit = std::chrono::duration<double, std::milli>(t0 - e->second).count();
     job.debounce_ms = std::max(0, options_.debounce_ms - static_cast<int>(since_edit));
   }
-  FimContext ctx = build_context(*view->snapshot, view->tree.get(), view->language ? grammars::language_rules(view->language->name) : nullptr, *offset, fim_window(options_));
+  FimContext ctx = build_context(*snapshot, view->tree.get(),
+                                 view->language ? grammars::language_rules(view->language->name) : nullptr, *offset,
+                                 fim_window(options_));
+  const Mode mode = decide_mode(ctx.facts);
+  auto facts = std::make_shared<const CursorFacts>(std::move(ctx.facts));
   job.request = std::move(ctx.request);
+  // Runs on the engine thread: reads only the immutable facts.
+  job.request.should_stop = [facts, mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
+  stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
   job.request.max_tokens = options_.max_tokens;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   // Streaming (a wafer extension for inlineCompletion, which has no standard partial
   // results): each $/progress value is the whole suggestion so far; the final reply
   // carries the complete result as usual.
   if (inline_kind && !p.partial_result_token.is_null()) {
-    job.on_text = [this, token = p.partial_result_token, cursor](const std::string&, const std::string& so_far) {
-      endpoint_.notify("$/progress", {{"token", token}, {"value", inline_completion_result(so_far, cursor)}});
+    job.on_text = [this, token = p.partial_result_token, cursor, facts, mode](const std::string&, const std::string& so_far) {
+      endpoint_.notify("$/progress",
+                       {{"token", token}, {"value", inline_completion_result(postprocess(so_far, *facts, mode).text, cursor)}});
     };
   }
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  job.on_done = [this, shared_reply, uri, version, cursor, inline_kind, t0](Scheduler::JobResult r) {
+  const size_t offset_bytes = *offset;
+  job.on_done = [this, shared_reply, uri, version, cursor, inline_kind, t0, facts, mode, snapshot,
+                 offset_bytes](Scheduler::JobResult r) {
     auto total = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
     stats_.record("debounce_ms", r.debounce_ms);
     if (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kError) {
@@ -89,7 +113,14 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
           shared_reply->error({jsonrpc::kContentModified, "content modified: the document changed while the completion ran"});
           break;
         }
-        shared_reply->result(make_result(inline_kind, r.text, cursor));
+        {
+          Postprocessed pp = postprocess(r.text, *facts, mode);
+          for (const std::string& name : pp.fired) stats_.count("filter_" + name);
+          if (pp.text.empty() && !r.text.empty()) stats_.count("filtered_to_nothing");
+          const std::string_view text(snapshot->text);
+          typing_.remember(uri, text.substr(0, offset_bytes), text.substr(offset_bytes), pp.text);
+          shared_reply->result(make_result(inline_kind, pp.text, cursor));
+        }
         stats_.record("total_ms", total());
         stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);
         break;

@@ -21,6 +21,7 @@
 #include "server/protocol.h"
 #include "server/scheduler.h"
 #include "server/stats.h"
+#include "server/typing_cache.h"
 #include "server/workspace.h"
 
 namespace wafer {
@@ -99,6 +100,8 @@ class LspServer {
   // Time of the last edit per document: the debounce counts from the last keystroke, so a
   // client that waited before asking does not wait twice.
   std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> last_edit_;
+  // The last suggestion per document, for typing-through (lsp_completion.cpp).
+  TypingCache typing_;
 };
 
 }  // namespace wafer

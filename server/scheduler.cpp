@@ -270,6 +270,13 @@ bool Scheduler::cancel(JobId id) {
   return true;
 }
 
+bool Scheduler::supersede(const std::string& key) {
+  auto it = by_key_.find(key);
+  if (it == by_key_.end()) return false;
+  cancel_with(it->second, Outcome::kSuperseded);
+  return true;
+}
+
 void Scheduler::close() {
   if (closed_) return;
   std::vector<JobId> ids;

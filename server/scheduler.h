@@ -73,6 +73,9 @@ class Scheduler {
   // Cancels a job: at once if it has not started, else when the engine stops (it checks
   // the flag between tokens). Returns false for an unknown or finished job.
   bool cancel(JobId id);
+  // Ends the pending or running job of a key as superseded (an answer was found without
+  // the engine). Returns false when the key has none.
+  bool supersede(const std::string& key);
   // Runs fn on the engine thread in turn with jobs (model loading), then `then` on the
   // loop thread.
   void run_on_engine_thread(std::function<void()> fn, std::function<void()> then);

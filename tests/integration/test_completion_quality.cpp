@@ -1,0 +1,108 @@
+// Completion quality through the real `wafer lsp` binary with the scripted fake engine:
+// typing-through answers without the engine, the filters and stop rules shape what the
+// editor receives, and their counters show in wafer/stats.
+#include <catch2/catch.hpp>
+
+#include "tests/support/lsp_client.h"
+
+using namespace wafer::test;
+
+namespace {
+
+const char* kUri = "file:///work/calc.py";
+
+struct Session {
+  TempDir dir;
+  std::unique_ptr<LspClient> client;
+  int version = 1;
+
+  Session(const json& script, const std::string& text, std::vector<std::string> extra_args = {}) {
+    auto path = dir / "fake.json";
+    write_file(path, script.dump());
+    std::vector<std::string> args{"--fake-engine", path.string(), "--debounce-ms", "0"};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    client = std::make_unique<LspClient>(args);
+    client->initialize({{"general", {{"positionEncodings", {"utf-8"}}}}});
+    REQUIRE(client->wait_for([](const json& m) {
+      return m.value("method", "") == "window/logMessage" &&
+             m["params"]["message"].get<std::string>().find("model loaded") != std::string::npos;
+    }));
+    client->notify("textDocument/didOpen",
+                   {{"textDocument", {{"uri", kUri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  }
+  void type(int line, int character, const std::string& text) {
+    client->notify("textDocument/didChange",
+                   {{"textDocument", {{"uri", kUri}, {"version", ++version}}},
+                    {"contentChanges", {{{"range", {{"start", {{"line", line}, {"character", character}}},
+                                                    {"end", {{"line", line}, {"character", character}}}}},
+                                         {"text", text}}}}});
+  }
+  void erase(int line, int from, int to) {
+    client->notify("textDocument/didChange",
+                   {{"textDocument", {{"uri", kUri}, {"version", ++version}}},
+                    {"contentChanges", {{{"range", {{"start", {{"line", line}, {"character", from}}},
+                                                    {"end", {{"line", line}, {"character", to}}}}},
+                                         {"text", ""}}}}});
+  }
+  // The suggestion text at a position ("" when there is none).
+  std::string suggest(int line, int character) {
+    json r = client->request("textDocument/inlineCompletion",
+                             {{"textDocument", {{"uri", kUri}}},
+                              {"position", {{"line", line}, {"character", character}}},
+                              {"context", {{"triggerKind", 2}}}});
+    INFO(r.dump());
+    REQUIRE(r.contains("result"));
+    if (r["result"]["items"].empty()) return "";
+    return r["result"]["items"][0]["insertText"];
+  }
+  json counts() { return client->request("wafer/stats", nullptr)["result"]["counts"]; }
+};
+
+}  // namespace
+
+TEST_CASE("completion quality: typing-through serves typed characters from the last suggestion", "[integration]") {
+  Session s({{"text", "total + tax"}}, "def price(total, tax):\n    return \n");
+  CHECK(s.suggest(1, 11) == "total + tax");
+  int col = 11;
+  for (char ch : std::string("total +")) {
+    s.type(1, col++, std::string(1, ch));
+    CHECK(s.suggest(1, col) == std::string("total + tax").substr(static_cast<size_t>(col - 11)));
+  }
+  // Backspace inside the typed part still answers from memory.
+  s.erase(1, col - 1, col);
+  --col;
+  CHECK(s.suggest(1, col) == "+ tax");  // "total " typed
+  json counts = s.counts();
+  CHECK(counts["typing_through"] == 8);
+  CHECK(counts["outcome_done"] == 1);  // one engine run for 9 requests
+  // Typing something else asks the engine again.
+  s.type(1, col++, "-");
+  CHECK(s.suggest(1, col) == "total + tax");
+  CHECK(s.counts()["outcome_done"] == 2);
+  CHECK(s.client->shutdown_and_exit() == 0);
+}
+
+TEST_CASE("completion quality: the suggestion never duplicates the text after the cursor", "[integration]") {
+  // The fake model repeats the closing bracket and the next line, with trailing blanks.
+  Session s({{"rules", {{{"prefix_ends_with", "compute("}, {"text", "a, b)\nprint(result)"}},
+                        {{"prefix_ends_with", "    "}, {"text", "x = 1   \n    return x\n"}}}},
+             {"text", ""}},
+            "result = compute()\ndef f():\n    \n    return x\n");
+  CHECK(s.suggest(0, 17) == "a, b");      // single line, ")" already after the cursor
+  CHECK(s.suggest(2, 4) == "x = 1");      // "return x" is the next line: cut; trailing blanks trimmed
+  json counts = s.counts();
+  CHECK(counts["mode_single_line"] == 1);
+  CHECK(counts["mode_multi_line"] == 1);
+  CHECK(counts["filter_duplicated_line_rest"] == 1);
+  CHECK(counts["filter_repeats_following_lines"] == 1);
+  CHECK(counts["filter_stop_single_line"] == 1);
+  CHECK(s.client->shutdown_and_exit() == 0);
+}
+
+TEST_CASE("completion quality: multi-line suggestions end where the block ends", "[integration]") {
+  Session s({{"text", "\n    if n < 2:\n        return n\n    return n * fact(n - 1)\n\ndef other():\n    pass\n"}},
+            "def fact(n):\n");
+  CHECK(s.suggest(0, 12) == "\n    if n < 2:\n        return n\n    return n * fact(n - 1)");
+  CHECK(s.counts()["filter_stop_blank_line"] == 1);
+  CHECK(s.client->shutdown_and_exit() == 0);
+}
