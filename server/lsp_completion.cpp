@@ -25,7 +25,47 @@ json make_result(bool inline_kind, const std::string& text, const lsp::Position&
   return inline_kind ? json(inline_completion_result(text, cursor)) : json(completion_result(text, cursor));
 }
 
+// Languages whose definitions are useful to each other.
+bool related_languages(std::string_view a, std::string_view b) {
+  auto group = [](std::string_view l) -> std::string_view {
+    if (l == "c" || l == "cpp") return "c";
+    if (l == "javascript" || l == "typescript" || l == "tsx") return "js";
+    return l;
+  };
+  return group(a) == group(b);
+}
+
 }  // namespace
+
+const std::vector<Definition>& LspServer::definitions(const std::string& uri, const Workspace::View& view) {
+  Definitions& d = definitions_[uri];
+  if (d.version != view.snapshot->version) {
+    d.version = view.snapshot->version;
+    d.list.clear();
+    if (const grammars::LanguageRules* rules = view.language ? grammars::language_rules(view.language->name) : nullptr)
+      d.list = find_definitions(*view.snapshot, view.tree.get(), *rules);
+  }
+  return d.list;
+}
+
+std::vector<std::string> LspServer::extra_context(const std::string& uri, const Workspace::View& view,
+                                                  size_t window_begin, size_t window_end,
+                                                  std::string_view window_without_cursor_line) {
+  if (options_.extra_tokens <= 0 || !view.language) return {};
+  // Names used in the window's complete lines: stable while the user types on one line.
+  const std::vector<std::string> referenced = identifiers_in(window_without_cursor_line);
+  std::vector<ExtraSource> sources;
+  for (const std::string& other : workspace_.uris()) {  // sorted: a stable order
+    if (other == uri) continue;
+    std::optional<Workspace::View> v = workspace_.get(other);
+    if (!v || !v->language || !related_languages(v->language->name, view.language->name)) continue;
+    sources.push_back({other, &definitions(other, *v), 0, 0, false});
+  }
+  // The same document beyond the window (nothing to add when the window holds it all).
+  if (window_begin > 0 || window_end < view.snapshot->text.size())
+    sources.push_back({uri, &definitions(uri, view), window_begin, window_end, true});
+  return build_extra_context(referenced, sources, options_.extra_tokens);
+}
 
 void LspServer::on_completion(const json& params, Reply reply, bool inline_kind) {
   using Clock = std::chrono::steady_clock;
@@ -77,6 +117,12 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
                                  view->language ? grammars::language_rules(view->language->name) : nullptr, *offset,
                                  fim_window(options_));
   const Mode mode = decide_mode(ctx.facts);
+  {
+    const std::string& pre = ctx.request.prefix;
+    std::string window = pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
+    ctx.request.extra = extra_context(uri, *view, ctx.prefix_begin, ctx.suffix_end, window);
+    if (!ctx.request.extra.empty()) stats_.count("extra_context");
+  }
   auto facts = std::make_shared<const CursorFacts>(std::move(ctx.facts));
   job.request = std::move(ctx.request);
   // Runs on the engine thread: reads only the immutable facts.

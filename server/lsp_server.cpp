@@ -157,6 +157,7 @@ void LspServer::on_did_close(const json& params) {
   auto p = lsp::parse_params<lsp::DidCloseTextDocumentParams>(params);
   last_edit_.erase(p.text_document.uri);
   typing_.forget(p.text_document.uri);
+  definitions_.erase(p.text_document.uri);
   if (!workspace_.close(p.text_document.uri)) log_.warn("didClose for a document that is not open: " + p.text_document.uri);
 }
 

@@ -20,6 +20,7 @@
 #include "server/options.h"
 #include "server/protocol.h"
 #include "server/scheduler.h"
+#include "server/extra_context.h"
 #include "server/stats.h"
 #include "server/typing_cache.h"
 #include "server/workspace.h"
@@ -71,6 +72,9 @@ class LspServer {
 
   // lsp_completion.cpp
   void on_completion(const nlohmann::json& params, jsonrpc::Reply reply, bool inline_kind);
+  std::vector<std::string> extra_context(const std::string& uri, const Workspace::View& view, size_t window_begin,
+                                         size_t window_end, std::string_view window_without_cursor_line);
+  const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
 
   void load_model();
   void show_message(lsp::MessageType type, const std::string& message);
@@ -102,6 +106,12 @@ class LspServer {
   std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> last_edit_;
   // The last suggestion per document, for typing-through (lsp_completion.cpp).
   TypingCache typing_;
+  // Definitions per document and the version they were found in (extra context).
+  struct Definitions {
+    int64_t version = -1;
+    std::vector<Definition> list;
+  };
+  std::map<std::string, Definitions, std::less<>> definitions_;
 };
 
 }  // namespace wafer

@@ -52,4 +52,10 @@ int64_t Workspace::version(const std::string& uri) const {
   return s ? s->version : -1;
 }
 
+std::vector<std::string> Workspace::uris() const {
+  std::vector<std::string> out;
+  for (const auto& [uri, e] : entries_) out.push_back(uri);
+  return out;
+}
+
 }  // namespace wafer

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "server/documents.h"
 #include "server/syntax.h"
@@ -32,6 +33,7 @@ class Workspace {
   // nullopt when the document is not open.
   std::optional<View> get(const std::string& uri) const;
   int64_t version(const std::string& uri) const;  // -1 when not open
+  std::vector<std::string> uris() const;          // the open documents, sorted
   size_t size() const { return docs_.size(); }
 
  private:
