@@ -119,6 +119,14 @@ FimWindow fim_window(const Options& o) {
   return w;
 }
 
+void fit_to_context(FimWindow& w, int& extra_tokens, int context_length, int max_tokens) {
+  if (context_length <= 0) return;
+  const int room = std::max(16, context_length * 85 / 100 - max_tokens - 16);
+  extra_tokens = std::min(extra_tokens, room / 4);
+  w.suffix_tokens = std::min(w.suffix_tokens, room / 5);
+  w.prefix_tokens = std::min(w.prefix_tokens, std::max(8, room - extra_tokens - w.suffix_tokens));
+}
+
 std::string detect_indent_unit(const Snapshot& s) {
   size_t tabs = 0, spaces = 0;
   std::array<size_t, 9> deltas{};

@@ -35,6 +35,12 @@ struct FimWindow {
 
 FimWindow fim_window(const Options& o);
 
+// Shrinks the budgets so that extra context + prefix + suffix + the answer fit the model's
+// context window, with a margin for the token estimate's error and the template's special
+// tokens: extra context takes at most a quarter and the suffix a fifth of what is left,
+// the prefix the rest. context_length <= 0: unknown, nothing changes.
+void fit_to_context(FimWindow& w, int& extra_tokens, int context_length, int max_tokens);
+
 // What the completion decisions need to know about the cursor.
 struct CursorFacts {
   std::string line_head;     // the cursor line before the cursor

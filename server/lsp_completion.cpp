@@ -37,6 +37,19 @@ bool related_languages(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+void LspServer::on_completion_feedback(const json& params, bool partial_accept) {
+  if (!partial_accept) {
+    stats_.count("shown");
+    return;
+  }
+  stats_.count("partially_accepted");
+  // acceptedLength: how much of the item the user took (accept word / accept line).
+  if (params.is_object()) {
+    auto it = params.find("acceptedLength");
+    if (it != params.end() && it->is_number_unsigned()) stats_.count("accepted_length", it->get<uint64_t>());
+  }
+}
+
 const std::vector<Definition>& LspServer::definitions(const std::string& uri, const Workspace::View& view) {
   Definitions& d = definitions_[uri];
   if (d.version != view.snapshot->version) {
@@ -50,8 +63,8 @@ const std::vector<Definition>& LspServer::definitions(const std::string& uri, co
 
 std::vector<std::string> LspServer::extra_context(const std::string& uri, const Workspace::View& view,
                                                   size_t window_begin, size_t window_end,
-                                                  std::string_view window_without_cursor_line) {
-  if (options_.extra_tokens <= 0 || !view.language) return {};
+                                                  std::string_view window_without_cursor_line, int budget_tokens) {
+  if (budget_tokens <= 0 || !view.language) return {};
   // Names used in the window's complete lines: stable while the user types on one line.
   const std::vector<std::string> referenced = identifiers_in(window_without_cursor_line);
   std::vector<ExtraSource> sources;
@@ -64,7 +77,7 @@ std::vector<std::string> LspServer::extra_context(const std::string& uri, const 
   // The same document beyond the window (nothing to add when the window holds it all).
   if (window_begin > 0 || window_end < view.snapshot->text.size())
     sources.push_back({uri, &definitions(uri, view), window_begin, window_end, true});
-  return build_extra_context(referenced, sources, options_.extra_tokens);
+  return build_extra_context(referenced, sources, budget_tokens);
 }
 
 void LspServer::on_completion(const json& params, Reply reply, bool inline_kind) {
@@ -113,14 +126,19 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
       since_edit = std::chrono::duration<double, std::milli>(t0 - e->second).count();
     job.debounce_ms = std::max(0, options_.debounce_ms - static_cast<int>(since_edit));
   }
+  FimWindow window = fim_window(options_);
+  int extra_tokens = options_.extra_tokens;
+  if (const auto& engine = scheduler_->engine())
+    fit_to_context(window, extra_tokens, engine->info().context_length, options_.max_tokens);
   FimContext ctx = build_context(*snapshot, view->tree.get(),
                                  view->language ? grammars::language_rules(view->language->name) : nullptr, *offset,
-                                 fim_window(options_));
+                                 window);
   const Mode mode = decide_mode(ctx.facts);
   {
     const std::string& pre = ctx.request.prefix;
-    std::string window = pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
-    ctx.request.extra = extra_context(uri, *view, ctx.prefix_begin, ctx.suffix_end, window);
+    std::string window_text =
+        pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
+    ctx.request.extra = extra_context(uri, *view, ctx.prefix_begin, ctx.suffix_end, window_text, extra_tokens);
     if (!ctx.request.extra.empty()) stats_.count("extra_context");
   }
   auto facts = std::make_shared<const CursorFacts>(std::move(ctx.facts));

@@ -50,6 +50,10 @@ void LspServer::register_handlers() {
   endpoint_.on_notification("textDocument/didChange", [this](const json& p) { on_did_change(p); });
   endpoint_.on_notification("textDocument/didClose", [this](const json& p) { on_did_close(p); });
   endpoint_.on_notification("textDocument/didSave", [](const json&) {});
+  // Show/accept feedback as Copilot's language server names it (statistics).
+  endpoint_.on_notification("textDocument/didShowCompletion", [this](const json& p) { on_completion_feedback(p, false); });
+  endpoint_.on_notification("textDocument/didPartiallyAcceptCompletion",
+                            [this](const json& p) { on_completion_feedback(p, true); });
   endpoint_.on_request("textDocument/inlineCompletion",
                        [this](const json& p, Reply r) { on_completion(p, std::move(r), /*inline_kind=*/true); });
   endpoint_.on_request("textDocument/completion",

@@ -73,7 +73,9 @@ class LspServer {
   // lsp_completion.cpp
   void on_completion(const nlohmann::json& params, jsonrpc::Reply reply, bool inline_kind);
   std::vector<std::string> extra_context(const std::string& uri, const Workspace::View& view, size_t window_begin,
-                                         size_t window_end, std::string_view window_without_cursor_line);
+                                         size_t window_end, std::string_view window_without_cursor_line,
+                                         int budget_tokens);
+  void on_completion_feedback(const nlohmann::json& params, bool partial_accept);
   const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
 
   void load_model();

@@ -106,3 +106,21 @@ TEST_CASE("completion quality: multi-line suggestions end where the block ends",
   CHECK(s.counts()["filter_stop_blank_line"] == 1);
   CHECK(s.client->shutdown_and_exit() == 0);
 }
+
+TEST_CASE("completion quality: show and partial-accept notifications are counted", "[integration]") {
+  Session s({{"text", "total + tax"}}, "def price(total, tax):\n    return \n");
+  CHECK(s.suggest(1, 11) == "total + tax");
+  json item = {{"insertText", "total + tax"}};
+  s.client->notify("textDocument/didShowCompletion", {{"item", item}});
+  s.client->notify("textDocument/didPartiallyAcceptCompletion", {{"item", item}, {"acceptedLength", 6}});
+  s.client->notify("textDocument/didPartiallyAcceptCompletion", {{"item", item}, {"acceptedLength", "bad"}});
+  // Accept word: the editor inserts "total " and asks again: answered from memory.
+  s.type(1, 11, "total ");
+  CHECK(s.suggest(1, 17) == "+ tax");
+  json counts = s.counts();
+  CHECK(counts["shown"] == 1);
+  CHECK(counts["partially_accepted"] == 2);
+  CHECK(counts["accepted_length"] == 6);
+  CHECK(counts["typing_through"] == 1);
+  CHECK(s.client->shutdown_and_exit() == 0);
+}

@@ -177,3 +177,20 @@ TEST_CASE("context: indentation unit of the document", "[context]") {
   CHECK(detect_indent_unit(*make_snapshot("u", "py", 1, "def f():\n    if x:\n        y\n")) == "    ");
   CHECK(detect_indent_unit(*make_snapshot("u", "py", 1, "x = 1\n")) == "    ");
 }
+
+TEST_CASE("context: budgets shrink to fit the model's context", "[context]") {
+  FimWindow w;
+  int extra = 512;
+  fit_to_context(w, extra, 256, 64);  // the bundled tiny model
+  CHECK(extra + w.prefix_tokens + w.suffix_tokens + 64 <= 256 * 85 / 100);
+  CHECK(w.prefix_tokens > w.suffix_tokens);
+  CHECK(w.prefix_tokens > extra);
+  FimWindow big;
+  int big_extra = 512;
+  fit_to_context(big, big_extra, 32768, 64);  // Qwen2.5-Coder: nothing to shrink
+  CHECK(big.prefix_tokens == 1024);
+  CHECK(big.suffix_tokens == 256);
+  CHECK(big_extra == 512);
+  fit_to_context(big, big_extra, 0, 64);  // unknown context
+  CHECK(big.prefix_tokens == 1024);
+}

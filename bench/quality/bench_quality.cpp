@@ -1,0 +1,173 @@
+// bench_quality: offline completion quality. On held-out real source files (by default the
+// machine's Python standard library and C headers), hide the rest of a line at random
+// points, ask the model through the daemon's own pipeline (context builder, mode, stop
+// rules as should_stop, post-processing), and report how often the first suggested line
+// equals the hidden text (exact) or is a non-empty start of it (prefix), with and without
+// the post-processing, plus how often each rule and filter fired.
+//
+//   bench_quality [--model models/wafer-tiny-code-q8_0.gguf] [--points 200] [--seed 1]
+//                 [--max-tokens 24] [--threads 1] [DIR_OR_FILE ...]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "server/context.h"
+#include "server/filters.h"
+#include "server/stop_rules.h"
+#include "server/syntax.h"
+
+namespace fs = std::filesystem;
+using namespace wafer;
+
+namespace {
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
+
+struct Tally {
+  int points = 0, exact = 0, prefix = 0, empty = 0, raw_exact = 0, raw_prefix = 0;
+  double ms = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model = "models/wafer-tiny-code-q8_0.gguf";
+  int points = 200, max_tokens = 24, threads = 1;
+  unsigned seed = 1;
+  std::vector<fs::path> roots;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--model") model = next();
+    else if (a == "--points") points = std::atoi(next().c_str());
+    else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(next().c_str()));
+    else if (a == "--max-tokens") max_tokens = std::atoi(next().c_str());
+    else if (a == "--threads") threads = std::atoi(next().c_str());
+    else roots.emplace_back(a);
+  }
+  if (roots.empty()) roots = {"/usr/lib/python3.11", "/usr/include"};
+
+  // Held-out files: .py and .h directly in the given folders (not recursive), sorted.
+  std::vector<fs::path> files;
+  for (const fs::path& r : roots) {
+    std::error_code ec;
+    if (fs::is_regular_file(r, ec)) {
+      files.push_back(r);
+      continue;
+    }
+    for (const auto& e : fs::directory_iterator(r, ec)) {
+      auto ext = e.path().extension();
+      if (e.is_regular_file() && (ext == ".py" || ext == ".h") && e.file_size() > 2000 && e.file_size() < 200000)
+        files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    std::fprintf(stderr, "bench_quality: no .py or .h files found\n");
+    return 1;
+  }
+
+  EngineOptions eo;
+  eo.model_path = model;
+  eo.threads = threads;
+  auto engine = load_engine(eo);
+  if (!engine) {
+    std::fprintf(stderr, "bench_quality: %s\n", engine.error().message.c_str());
+    return 1;
+  }
+  const ModelInfo& info = (*engine)->info();
+  std::printf("model %s (%s), context %d tokens; %zu files; %d points, seed %u\n", info.name.c_str(),
+              info.architecture.c_str(), info.context_length, files.size(), points, seed);
+
+  std::mt19937 rng(seed);
+  std::map<std::string, Tally> by_lang;
+  std::map<std::string, int> fired;
+  for (int n = 0; n < points; ++n) {
+    const fs::path& path = files[rng() % files.size()];
+    std::string text = read(path);
+    auto snap0 = make_snapshot("file://" + path.string(), "", 1, text);
+    // A line with something to complete, cut after its indentation + 0..len-1 characters.
+    size_t line = 0, tries = 0;
+    std::string_view l;
+    do {
+      line = rng() % snap0->line_count();
+      l = snap0->line(line);
+    } while (trim(l).size() < 4 && ++tries < 100);
+    size_t indent = l.find_first_not_of(" \t");
+    if (indent == std::string_view::npos) continue;
+    size_t col = indent + rng() % (l.size() - indent);
+    const size_t cursor = snap0->line_starts[line] + col;
+    const std::string truth = trim(l.substr(col));
+    // The document as the user has it: the rest of the line not yet written.
+    std::string doc = text.substr(0, cursor) + text.substr(snap0->line_starts[line] + l.size());
+    const grammars::Language* lang = grammars::language_by_path(path.string());
+    auto snap = make_snapshot("file://" + path.string(), lang ? std::string(lang->name) : "", 1, doc);
+    std::unique_ptr<SyntaxTree> syntax;
+    SharedTree tree;
+    const grammars::LanguageRules* rules = nullptr;
+    if (lang) {
+      syntax = std::make_unique<SyntaxTree>(*lang);
+      syntax->reset(doc);
+      tree = syntax->snapshot();
+      rules = grammars::language_rules(lang->name);
+    }
+    FimWindow w;
+    int extra = 0;
+    fit_to_context(w, extra, info.context_length, max_tokens);
+    FimContext ctx = build_context(*snap, tree.get(), rules, cursor, w);
+    const Mode mode = decide_mode(ctx.facts);
+    CompletionRequest req = std::move(ctx.request);
+    req.max_tokens = max_tokens;
+    std::string raw;
+    req.should_stop = [&](std::string_view t) { return find_stop(t, ctx.facts, mode).stopped; };
+    auto t0 = std::chrono::steady_clock::now();
+    (*engine)->complete(req, [&](const CompletionEvent& e) {
+      if (e.kind == CompletionEvent::Kind::kDone) raw = e.text;
+    });
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    Postprocessed pp = postprocess(raw, ctx.facts, mode);
+    for (const std::string& f : pp.fired) ++fired[f];
+    Tally& t = by_lang[lang ? std::string(lang->name) : "other"];
+    ++t.points;
+    t.ms += ms;
+    std::string got = trim(first_line(pp.text)), got_raw = trim(first_line(raw));
+    if (got.empty()) ++t.empty;
+    if (got == truth) ++t.exact;
+    if (!got.empty() && truth.starts_with(got)) ++t.prefix;
+    if (got_raw == truth) ++t.raw_exact;
+    if (!got_raw.empty() && truth.starts_with(got_raw)) ++t.raw_prefix;
+  }
+  std::printf("%-8s %6s %8s %8s %8s %10s %10s %8s\n", "lang", "points", "exact%", "prefix%", "empty%", "raw_exact%",
+              "raw_prefix%", "ms/pt");
+  for (const auto& [name, t] : by_lang) {
+    auto pct = [&](int v) { return t.points ? 100.0 * v / t.points : 0.0; };
+    std::printf("%-8s %6d %8.1f %8.1f %8.1f %10.1f %10.1f %8.1f\n", name.c_str(), t.points, pct(t.exact), pct(t.prefix),
+                pct(t.empty), pct(t.raw_exact), pct(t.raw_prefix), t.points ? t.ms / t.points : 0.0);
+  }
+  std::printf("rules and filters fired (of %d points):\n", points);
+  for (const auto& [name, count] : fired) std::printf("  %-28s %d\n", name.c_str(), count);
+  return 0;
+}
