@@ -6,7 +6,8 @@
 // the post-processing, plus how often each rule and filter fired.
 //
 //   bench_quality [--model models/wafer-tiny-code-q8_0.gguf] [--points 200] [--seed 1]
-//                 [--max-tokens 24] [--threads 1] [DIR_OR_FILE ...]
+//                 [--max-tokens 24] [--threads 1] [--show N] [DIR_OR_FILE ...]
+// --show N prints the first N points (hidden text, raw and post-processed suggestion).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
 #include "server/context.h"
@@ -55,7 +58,7 @@ struct Tally {
 
 int main(int argc, char** argv) {
   std::string model = "models/wafer-tiny-code-q8_0.gguf";
-  int points = 200, max_tokens = 24, threads = 1;
+  int points = 200, max_tokens = 24, threads = 1, show = 0;
   unsigned seed = 1;
   std::vector<fs::path> roots;
   for (int i = 1; i < argc; ++i) {
@@ -66,6 +69,7 @@ int main(int argc, char** argv) {
     else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(next().c_str()));
     else if (a == "--max-tokens") max_tokens = std::atoi(next().c_str());
     else if (a == "--threads") threads = std::atoi(next().c_str());
+    else if (a == "--show") show = std::atoi(next().c_str());
     else roots.emplace_back(a);
   }
   if (roots.empty()) roots = {"/usr/lib/python3.11", "/usr/include"};
@@ -154,6 +158,10 @@ int main(int argc, char** argv) {
     ++t.points;
     t.ms += ms;
     std::string got = trim(first_line(pp.text)), got_raw = trim(first_line(raw));
+    if (n < show)
+      std::printf("%s:%zu mode %s\n  hidden %s\n  raw    %s\n  shown  %s\n", path.filename().c_str(), line + 1,
+                  mode == Mode::kSingleLine ? "single" : "multi", truth.c_str(), nlohmann::json(raw).dump().c_str(),
+                  nlohmann::json(pp.text).dump().c_str());
     if (got.empty()) ++t.empty;
     if (got == truth) ++t.exact;
     if (!got.empty() && truth.starts_with(got)) ++t.prefix;
