@@ -111,7 +111,9 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   // Typing-through: the user typed the head of the last suggestion; no debounce, no engine.
   if (std::optional<std::string> rest = typing_.lookup(uri, before, after)) {
     scheduler_->supersede(uri);
-    reply.result(make_result(inline_kind, *rest, cursor));
+    json result = make_result(inline_kind, *rest, cursor);
+    if (inline_kind) result["wafer"] = {{"served_by", "typing"}};
+    reply.result(result);
     stats_.count("typing_through");
     stats_.record("typing_through_ms", std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     return;
@@ -183,7 +185,17 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
           if (pp.text.empty() && !r.text.empty()) stats_.count("filtered_to_nothing");
           const std::string_view text(snapshot->text);
           typing_.remember(uri, text.substr(0, offset_bytes), text.substr(offset_bytes), pp.text);
-          shared_reply->result(make_result(inline_kind, pp.text, cursor));
+          json result = make_result(inline_kind, pp.text, cursor);
+          // A wafer extension (clients ignore unknown fields): what this answer cost, for
+          // `wafer bench` and editors' status lines.
+          if (inline_kind)
+            result["wafer"] = {{"served_by", "engine"},
+                               {"tokens_reused", r.timings.tokens_reused},
+                               {"tokens_prefilled", r.timings.tokens_prefilled},
+                               {"tokens_generated", r.timings.tokens_generated},
+                               {"engine_ms", r.engine_ms},
+                               {"debounce_ms", r.debounce_ms}};
+          shared_reply->result(result);
         }
         stats_.record("total_ms", total());
         stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);

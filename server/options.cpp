@@ -43,6 +43,17 @@ Status parse_float(std::string_view flag, std::string_view text, float& out) {
   return {};
 }
 
+Status parse_double(std::string_view flag, std::string_view text, double& out, double lo, double hi) {
+  std::string s(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !(v >= lo && v <= hi))
+    return make_error(std::string(flag) + ": expected a number from " + std::to_string(lo) + " to " +
+                      std::to_string(hi) + ", got '" + s + "'");
+  out = v;
+  return {};
+}
+
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
       {"--model", "lsp generate info tokenize bench", true,
@@ -67,19 +78,19 @@ const std::vector<Flag>& flags() {
       {"--allow-remote", "lsp", false,
        [](Options& o, std::string_view) { o.allow_remote = true; return Status{}; },
        "allow --listen on a non-loopback address"},
-      {"--debounce-ms", "lsp", true,
+      {"--debounce-ms", "lsp bench", true,
        [](Options& o, std::string_view v) { return parse_number("--debounce-ms", v, o.debounce_ms, 0, 10000); },
        "wait this long after the last keystroke before starting the engine (default 75)"},
       {"--log-file", "lsp", true,
        [](Options& o, std::string_view v) { o.log_file = v; return Status{}; },
        "append the daemon's log to this file"},
-      {"--max-tokens", "lsp", true,
+      {"--max-tokens", "lsp bench", true,
        [](Options& o, std::string_view v) { return parse_number("--max-tokens", v, o.max_tokens, 1, 4096); },
        "longest completion in tokens (default 64)"},
-      {"--prefix-lines", "lsp", true,
+      {"--prefix-lines", "lsp bench", true,
        [](Options& o, std::string_view v) { return parse_number("--prefix-lines", v, o.prefix_lines, 0, 100000); },
        "lines before the cursor sent as context (default 60)"},
-      {"--suffix-lines", "lsp", true,
+      {"--suffix-lines", "lsp bench", true,
        [](Options& o, std::string_view v) { return parse_number("--suffix-lines", v, o.suffix_lines, 0, 100000); },
        "lines after the cursor sent as context (default 20)"},
       {"--prefix-tokens", "lsp", true,
@@ -106,7 +117,7 @@ const std::vector<Flag>& flags() {
          return Status{};
        },
        "complete only these languageIds, comma-separated (default: all)"},
-      {"--fake-engine", "lsp", true,
+      {"--fake-engine", "lsp bench", true,
        [](Options& o, std::string_view v) { o.fake_engine = v; return Status{}; },
        "for tests: a scripted fake engine (JSON script) instead of a model"},
       {"--ids", "tokenize", false,
@@ -134,7 +145,7 @@ const std::vector<Flag>& flags() {
       {"--temp", "generate", true,
        [](Options& o, std::string_view v) { return parse_float("--temp", v, o.temperature); },
        "sampling temperature (default 0: greedy)"},
-      {"--seed", "generate", true,
+      {"--seed", "generate bench", true,
        [](Options& o, std::string_view v) {
          return parse_number("--seed", v, o.seed, 0ULL, ~0ULL);
        },
@@ -151,6 +162,61 @@ const std::vector<Flag>& flags() {
       {"--list", "pull", false,
        [](Options& o, std::string_view) { o.list = true; return Status{}; },
        "list the models known by short name, with sizes and licenses"},
+      {"--trace", "bench", true,
+       [](Options& o, std::string_view v) { o.trace_file = v; return Status{}; },
+       "replay a recorded JSON-lines trace instead of synthesizing one"},
+      {"--save-trace", "bench", true,
+       [](Options& o, std::string_view v) { o.save_trace = v; return Status{}; },
+       "write the replayed trace to FILE (JSON lines)"},
+      {"--keystrokes", "bench", true,
+       [](Options& o, std::string_view v) { return parse_number("--keystrokes", v, o.keystrokes, 1, 1000000); },
+       "keystrokes in the synthesized trace (default 300)"},
+      {"--start-line", "bench", true,
+       [](Options& o, std::string_view v) { return parse_number("--start-line", v, o.start_line, 0, 100000000); },
+       "line where typing starts, 1-based (default: the middle of the file)"},
+      {"--wpm", "bench", true,
+       [](Options& o, std::string_view v) { return parse_double("--wpm", v, o.wpm, 1, 10000); },
+       "typing speed in words (5 characters) per minute (default 50)"},
+      {"--typo-rate", "bench", true,
+       [](Options& o, std::string_view v) { return parse_double("--typo-rate", v, o.typo_rate, 0, 1); },
+       "chance that a letter is mistyped, then fixed with backspace (default 0.03)"},
+      {"--accept", "bench", true,
+       [](Options& o, std::string_view v) { return parse_double("--accept", v, o.accept, 0, 1); },
+       "chance that the user accepts a suggestion that matches what comes next (default 0.7)"},
+      {"--warmup", "bench", true,
+       [](Options& o, std::string_view v) { return parse_number("--warmup", v, o.warmup, 0, 1000); },
+       "invoked requests answered before the clock starts, e.g. while the model loads (default 1)"},
+      {"--drain-ms", "bench", true,
+       [](Options& o, std::string_view v) { return parse_number("--drain-ms", v, o.drain_ms, 0, 3600000); },
+       "after the last keystroke, wait this long for outstanding answers (default 15000)"},
+      {"--no-stream", "bench", false,
+       [](Options& o, std::string_view) { o.no_stream = true; return Status{}; },
+       "do not ask for streamed partial results"},
+      {"--out", "bench", true,
+       [](Options& o, std::string_view v) { o.out_file = v; return Status{}; },
+       "write the JSON report to FILE"},
+      {"--html", "bench", true,
+       [](Options& o, std::string_view v) { o.html_file = v; return Status{}; },
+       "write a self-contained HTML report (histogram, latency over time) to FILE"},
+      {"--target", "bench", true,
+       [](Options& o, std::string_view v) { o.targets.emplace_back(v); return Status{}; },
+       "another target on the same trace (repeatable): wafer, lsp:COMMAND, llamacpp:URL, openai:URL"},
+      {"--url", "bench", true,
+       [](Options& o, std::string_view v) { o.url = v; return Status{}; },
+       "bench infill: the endpoint's base URL, e.g. http://127.0.0.1:8080"},
+      {"--api", "bench", true,
+       [](Options& o, std::string_view v) {
+         if (v != "llamacpp" && v != "openai") return Status(make_error("--api: expected llamacpp or openai"));
+         o.api = v;
+         return Status{};
+       },
+       "bench infill: llamacpp (POST /infill) or openai (POST /v1/completions with a FIM prompt)"},
+      {"--api-model", "bench", true,
+       [](Options& o, std::string_view v) { o.api_model = v; return Status{}; },
+       "bench infill --api openai: the \"model\" field"},
+      {"--fim-template", "bench", true,
+       [](Options& o, std::string_view v) { o.fim_template = v; return Status{}; },
+       "bench infill --api openai: the prompt, {prefix} and {suffix} replaced (default Qwen2.5-Coder's)"},
   };
   return table;
 }
@@ -198,6 +264,7 @@ Result<Options> parse_options(int argc, const char* const* argv) {
     if (a == "--help" || a == "-h") { o.help = true; continue; }
     if (a == "--version" || a == "-V") { o.version = true; continue; }
     if (a == "--") {
+      o.positional_before_dashes = static_cast<int>(o.positional.size());
       for (++i; i < argc; ++i) o.positional.emplace_back(argv[i]);
       break;
     }
@@ -251,6 +318,10 @@ std::string usage(const std::string& command) {
   else if (command == "generate") s += " MODEL.gguf --prompt TEXT [-n N] [--temp T] [--seed S] [--threads N]";
   else if (command == "lsp") s += " [--model PATH] [--listen 127.0.0.1:PORT] [OPTIONS]";
   else if (command == "pull") s += " NAME|URL [--sha256 HEX] [--cache-dir DIR]   (prints the model's path)";
+  else if (command == "bench")
+    s += " replay SOURCE [--model PATH] [OPTIONS] [-- SERVER COMMAND...]\n"
+         "       wafer bench replay --trace TRACE.jsonl [OPTIONS]\n"
+         "       wafer bench infill SOURCE --url URL [--api llamacpp|openai] [OPTIONS]";
   else s += " [OPTIONS]";
   s += "\n\noptions:\n";
   for (const Flag& f : flags()) {

@@ -14,6 +14,7 @@ namespace wafer {
 struct Options {
   std::string command;                // "lsp", "tokenize", "generate", "info", "bench", "pull", "" (none)
   std::vector<std::string> positional;  // arguments after the subcommand that are not flags
+  int positional_before_dashes = -1;    // how many of them came before "--" (-1: no "--")
   bool help = false;
   bool version = false;
 
@@ -58,6 +59,25 @@ struct Options {
   std::string sha256;                 // expected digest of a URL download (hex)
   std::string cache_dir;              // default: $XDG_CACHE_HOME/wafer/models
   bool list = false;                  // print the catalogue of short names
+
+  // bench (also --model, --threads, --context, --seed, --max-tokens, --debounce-ms, --json)
+  std::string trace_file;             // recorded JSON-lines trace instead of synthesizing one
+  std::string save_trace;             // write the trace that is replayed to this file
+  int keystrokes = 300;               // synthesized trace length
+  int start_line = 0;                 // where typing starts (1-based; 0: middle of the file)
+  double wpm = 50;                    // typing speed, words (5 characters) per minute
+  double typo_rate = 0.03;            // chance that a letter is mistyped and fixed
+  double accept = 0.7;                // chance that a matching suggestion is accepted (Tab)
+  int warmup = 1;                     // invoked requests before the clock starts
+  int drain_ms = 15000;               // wait this long for answers after the last keystroke
+  bool no_stream = false;             // do not ask for streamed partial results
+  std::string out_file;               // JSON report
+  std::string html_file;              // HTML report
+  std::vector<std::string> targets;   // more targets to compare: wafer, lsp:CMD, llamacpp:URL, openai:URL
+  std::string url;                    // bench infill: the endpoint's base URL
+  std::string api = "llamacpp";       // bench infill: llamacpp (/infill) or openai (/v1/completions)
+  std::string api_model;              // bench infill --api openai: the "model" field
+  std::string fim_template = "<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>";
 };
 
 // Parses argv. Errors name the offending argument. `--help`/`--version` anywhere set the

@@ -14,9 +14,10 @@ void LatencySeries::add(double ms) {
   sum_ += ms;
 }
 
-double LatencySeries::percentile(double q) const {
-  if (samples_.empty()) return 0;
-  std::vector<double> s = samples_;
+double LatencySeries::percentile(double q) const { return nearest_rank(samples_, q); }
+
+double nearest_rank(std::vector<double> s, double q) {
+  if (s.empty()) return 0;
   auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(s.size())));
   rank = std::clamp<size_t>(rank, 1, s.size());
   std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(rank - 1), s.end());

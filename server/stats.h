@@ -12,6 +12,9 @@
 
 namespace wafer {
 
+// Nearest-rank percentile of values (q in [0,1]): q = 0.5 of {1,2,3,4} is 2; 0 when empty.
+double nearest_rank(std::vector<double> values, double q);
+
 // Keeps the most recent kWindow samples for percentiles plus an all-time count and max.
 class LatencySeries {
  public:

@@ -1,0 +1,44 @@
+// `wafer bench` target: an HTTP completion endpoint, driven keystroke by keystroke like
+// the LSP targets — llama.cpp's POST /infill (input_prefix/input_suffix, cache_prompt) or
+// an OpenAI-compatible POST /v1/completions with a fill-in-the-middle prompt. Requests run
+// concurrently through libcurl's multi interface (connections are reused); a stale request
+// is cancelled by dropping its transfer. With streaming, the first server-sent event that
+// carries text gives the time to first text. The prompt window is the one wafer lsp uses
+// (--prefix-lines / --suffix-lines).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "server/bench_replay.h"
+
+namespace wafer::bench {
+
+enum class HttpApi { kLlamaCpp, kOpenAi };
+
+struct HttpTargetOptions {
+  std::string url;   // base URL (http://127.0.0.1:8080) or the full endpoint URL
+  HttpApi api = HttpApi::kLlamaCpp;
+  std::string model;         // OpenAI "model" field (omitted when empty)
+  std::string fim_template = "<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>";
+  int max_tokens = 64;
+  bool stream = true;
+  int prefix_lines = 60, suffix_lines = 20;
+  double timeout_ms = 60000;  // per request
+};
+
+std::unique_ptr<BenchTarget> make_http_target(HttpTargetOptions options);
+
+// The endpoint URL for a base URL: adds /infill or /v1/completions unless the URL already
+// names an endpoint.
+std::string endpoint_url(const std::string& base, HttpApi api);
+// The request body for a prefix and suffix.
+nlohmann::json http_request_body(const HttpTargetOptions& o, const std::string& prefix, const std::string& suffix);
+// Text and token counts from a response body or one streamed event's JSON.
+struct HttpChunk {
+  std::string text;
+  int tokens_reused = -1, tokens_prefilled = -1, tokens_generated = -1;
+};
+HttpChunk parse_http_chunk(const nlohmann::json& j, HttpApi api);
+
+}  // namespace wafer::bench
