@@ -199,9 +199,12 @@ Result<Trace> parse_trace_jsonl(std::string_view jsonl) {
         if (!e->is_object()) return fail("\"edit\" must be an object {offset, delete, insert}");
         auto off = e->find("offset");
         if (off == e->end() || !off->is_number_unsigned()) return fail("edit.offset must be a byte offset >= 0");
-        auto del = e->value("delete", json(0));
-        if (!del.is_number_unsigned()) return fail("edit.delete must be a byte count >= 0");
-        s.edit = TraceEdit{off->get<size_t>(), del.get<size_t>(), e->value("insert", std::string())};
+        auto del = e->find("delete");
+        if (del != e->end() && !del->is_number_unsigned()) return fail("edit.delete must be a byte count >= 0");
+        auto ins = e->find("insert");
+        if (ins != e->end() && !ins->is_string()) return fail("edit.insert must be a string");
+        s.edit = TraceEdit{off->get<size_t>(), del == e->end() ? 0 : del->get<size_t>(),
+                           ins == e->end() ? std::string() : ins->get<std::string>()};
       }
       s.request = j.value("request", true);
       s.kind = j.value("kind", std::string(s.edit ? "type" : "invoke"));
