@@ -41,6 +41,15 @@ double nice_ceiling(double v) {
 
 constexpr int kW = 760, kH = 280, kLeft = 56, kBottom = 36, kTop = 16, kRight = 16;
 
+// Tick divisions for an axis ending at a nice value: 5 for 1 and 5 times a power of ten,
+// 4 for 2 (so the labels are round numbers).
+int divisions(double nice_max) {
+  double lead = nice_max / std::pow(10, std::floor(std::log10(nice_max)));
+  return std::abs(lead - 2) < 1e-9 ? 4 : 5;
+}
+
+std::string label(double v) { return num(v, v == std::floor(v) ? 0 : 1); }
+
 std::string axes(double x_max, const std::string& x_label, double y_max, const std::string& y_label) {
   std::string s;
   const int pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
@@ -48,14 +57,16 @@ std::string axes(double x_max, const std::string& x_label, double y_max, const s
        "' y2='" + std::to_string(kTop + ph) + "' stroke='#333'/>";
   s += "<line x1='" + std::to_string(kLeft) + "' y1='" + std::to_string(kTop) + "' x2='" + std::to_string(kLeft) + "' y2='" +
        std::to_string(kTop + ph) + "' stroke='#333'/>";
-  for (int i = 0; i <= 4; ++i) {
-    double fx = kLeft + pw * i / 4.0, fy = kTop + ph - ph * i / 4.0;
-    s += "<text x='" + num(fx, 0) + "' y='" + std::to_string(kTop + ph + 14) + "' font-size='11' text-anchor='middle'>" +
-         num(x_max * i / 4, x_max < 10 ? 1 : 0) + "</text>";
+  const int nx = divisions(x_max), ny = divisions(y_max);
+  for (int i = 0; i <= nx; ++i)
+    s += "<text x='" + num(kLeft + pw * i / static_cast<double>(nx), 0) + "' y='" + std::to_string(kTop + ph + 14) +
+         "' font-size='11' text-anchor='middle'>" + label(x_max * i / nx) + "</text>";
+  for (int i = 0; i <= ny; ++i) {
+    double fy = kTop + ph - ph * i / static_cast<double>(ny);
     s += "<text x='" + std::to_string(kLeft - 4) + "' y='" + num(fy + 4, 0) + "' font-size='11' text-anchor='end'>" +
-         num(y_max * i / 4, y_max < 10 ? 1 : 0) + "</text>";
-    s += "<line x1='" + std::to_string(kLeft) + "' y1='" + num(fy, 0) + "' x2='" + std::to_string(kLeft + pw) + "' y2='" +
-         num(fy, 0) + "' stroke='#eee'/>";
+         label(y_max * i / ny) + "</text>";
+    if (i) s += "<line x1='" + std::to_string(kLeft) + "' y1='" + num(fy, 0) + "' x2='" + std::to_string(kLeft + pw) +
+                "' y2='" + num(fy, 0) + "' stroke='#eee'/>";
   }
   s += "<text x='" + std::to_string(kLeft + pw / 2) + "' y='" + std::to_string(kH - 4) +
        "' font-size='12' text-anchor='middle'>" + esc(x_label) + "</text>";
@@ -94,6 +105,18 @@ std::string histogram(const std::vector<RunReport>& runs, bool first_text, const
       s += "<rect class='bar' x='" + num(x, 2) + "' y='" + num(kTop + ph - h, 2) + "' width='" + num(std::max(1.0, bw - 1), 2) +
            "' height='" + num(h, 2) + "' fill='" + color(k) + "'><title>" + std::to_string(c) + "</title></rect>";
     }
+  // p50 / p90 / p99 of each run as dashed lines.
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const Percentiles& p = first_text ? runs[k].summary.first_text_ms : runs[k].summary.final_ms;
+    if (!p.count) continue;
+    for (auto [name, v] : {std::pair{"p50", p.p50}, std::pair{"p90", p.p90}, std::pair{"p99", p.p99}}) {
+      double x = kLeft + pw * std::min(1.0, v / x_max);
+      s += "<line class='marker' x1='" + num(x, 2) + "' y1='" + std::to_string(kTop) + "' x2='" + num(x, 2) + "' y2='" +
+           std::to_string(kTop + ph) + "' stroke='" + color(k) + "' stroke-dasharray='4 3'/>";
+      s += "<text x='" + num(x + 2, 2) + "' y='" + std::to_string(kTop + 10 + 12 * static_cast<int>(k)) + "' font-size='10' fill='" +
+           color(k) + "'>" + name + "</text>";
+    }
+  }
   return s + "</svg>";
 }
 
