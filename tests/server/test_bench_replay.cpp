@@ -106,6 +106,13 @@ std::function<std::string(const std::string&, size_t)> oracle(const Trace& t) {
   };
 }
 
+Result<RunReport> replay_with(const Trace& trace, BenchTarget& target, double accept, int warmup) {
+  ReplayOptions o;
+  o.accept_probability = accept;
+  o.warmup = warmup;
+  return replay(trace, target, o);
+}
+
 }  // namespace
 
 TEST_CASE("measured latencies match the scripted ones") {
@@ -115,10 +122,7 @@ TEST_CASE("measured latencies match the scripted ones") {
   target.first_ms = 8;
   target.final_ms = 20;
   Trace trace = make_trace(60, 300);
-  ReplayOptions o;
-  o.accept_probability = 0;
-  o.warmup = 1;
-  auto run = replay(trace, target, o);
+  auto run = replay_with(trace, target, 0, 1);
   REQUIRE(run);
   const Summary& s = run->summary;
   CHECK(s.keystrokes == 60);
@@ -167,10 +171,7 @@ TEST_CASE("a perfect model: suggestions match, the simulated user accepts them a
   target.first_ms = 1;
   target.final_ms = 2;
   target.suggest = oracle(trace);
-  ReplayOptions o;
-  o.accept_probability = 1.0;
-  o.warmup = 0;
-  auto run = replay(trace, target, o);
+  auto run = replay_with(trace, target, 1.0, 0);
   REQUIRE(run);
   const Summary& s = run->summary;
   // The document ends as the trace says although far fewer keys were pressed.
@@ -193,10 +194,7 @@ TEST_CASE("with accept probability 0 a perfect model is judged but never taken")
   target.first_ms = 1;
   target.final_ms = 2;
   target.suggest = oracle(trace);
-  ReplayOptions o;
-  o.accept_probability = 0;
-  o.warmup = 0;
-  auto run = replay(trace, target, o);
+  auto run = replay_with(trace, target, 0, 0);
   REQUIRE(run);
   CHECK(run->summary.keystrokes == 40);
   CHECK(run->summary.taken == 0);
