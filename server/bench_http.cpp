@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "server/completion.h"
+#include "server/context.h"
 #include "server/documents.h"
 
 namespace wafer::bench {
@@ -51,7 +51,8 @@ class HttpTarget : public BenchTarget {
     FimWindow w;
     w.prefix_lines = opt_.prefix_lines;
     w.suffix_lines = opt_.suffix_lines;
-    CompletionRequest fim = build_fim_request(*snap, doc.cursor, w);
+    // Line windows and wafer's default token budgets; no syntax tree (cuts by lines).
+    const CompletionRequest fim = build_context(*snap, nullptr, nullptr, doc.cursor, w).request;
     auto t = std::make_unique<Transfer>();
     t->self = this;
     t->id = id;

@@ -3,8 +3,8 @@
 // an OpenAI-compatible POST /v1/completions with a fill-in-the-middle prompt. Requests run
 // concurrently through libcurl's multi interface (connections are reused); a stale request
 // is cancelled by dropping its transfer. With streaming, the first server-sent event that
-// carries text gives the time to first text. The prompt window is the one wafer lsp uses
-// (--prefix-lines / --suffix-lines).
+// carries text gives the time to first text. The prompt window: whole lines, as wafer lsp
+// (--prefix-lines / --suffix-lines) within its default token budgets, without a syntax tree.
 #pragma once
 
 #include <memory>
