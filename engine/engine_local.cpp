@@ -69,8 +69,11 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   const auto t_locked = Clock::now();
   ctx.timings.queue_ms = ms_between(ctx.start, t_locked);
 
-  const std::vector<TokenId> prompt =
-      build_fim_prompt(tokenizer_, fim_, FimParts{&request.extra, request.prefix, request.suffix});
+  // Room for the answer: the prompt may take the context minus max_tokens (at most half).
+  const size_t n_ctx = static_cast<size_t>(info_.context_length);
+  const size_t answer = std::min(static_cast<size_t>(std::max(request.max_tokens, 1)), n_ctx / 2);
+  const std::vector<TokenId> prompt = build_fim_prompt_within(
+      tokenizer_, fim_, FimParts{&request.extra, request.prefix, request.suffix}, n_ctx - answer);
   ctx.timings.tokenize_ms = ms_between(t_locked, Clock::now());
 
   auto session = sessions_->acquire(request.session_key);

@@ -27,4 +27,12 @@ struct FimParts {
 // model has one (so the model sees them as other files), else simply concatenated.
 std::vector<TokenId> build_fim_prompt(const Tokenizer& tokenizer, const FimTokens& fim, const FimParts& parts);
 
+// The same prompt cut to at most max_tokens tokens when it is longer (a window the caller
+// sized by an estimate can still overflow a small model's context): extra chunks go first,
+// then the suffix keeps at most a quarter of the room (cut at its end), and the prefix
+// keeps its end (cut at its start: the text nearest the cursor matters most). The markers
+// are always kept; `cut` (optional) is set when anything was dropped.
+std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const FimTokens& fim, const FimParts& parts,
+                                             size_t max_tokens, bool* cut = nullptr);
+
 }  // namespace wafer

@@ -3,6 +3,7 @@
 // and stop conditions.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -165,14 +166,38 @@ TEST_CASE("engine: the memory cap limits the number of sessions", "[engine]") {
   CHECK(f.engine->sessions().max_sessions() == 2);
 }
 
-TEST_CASE("engine: a prompt longer than the context is an error event", "[engine]") {
+TEST_CASE("engine: a prompt longer than the context is cut to fit, nearest the cursor kept", "[engine]") {
   EngineOptions o;
   o.context_length = 64;
   test::EngineFixture f(o);
-  test::Recorded r = f.run(request("a.py", std::string(200, 'x'), "", 4));
-  REQUIRE(r.last().kind == CompletionEvent::Kind::kError);
-  CHECK(r.last().error.find("does not fit the context of 64 tokens") != std::string::npos);
-  CHECK(r.events.size() == 1);
+  // 200 prefix bytes and 100 suffix bytes (byte-level vocabulary) into 64 tokens, 4 of them
+  // kept for the answer.
+  test::Recorded r = f.run(request("a.py", std::string(150, 'x') + "def near_cursor(", std::string(100, 'y'), 4));
+  REQUIRE(r.last().kind == CompletionEvent::Kind::kDone);
+  const Timings& t = r.last().timings;
+  CHECK(t.tokens_reused + t.tokens_prefilled <= 60);
+  CHECK(t.tokens_reused + t.tokens_prefilled >= 50);  // the room is used, not thrown away
+
+  const auto fim = find_fim_tokens(f.engine->tokenizer());
+  REQUIRE(fim.ok());
+  const std::string prefix = std::string(150, 'x') + "def near_cursor(";
+  bool cut = false;
+  const auto p = build_fim_prompt_within(f.engine->tokenizer(), *fim, FimParts{nullptr, prefix, std::string(100, 'y')}, 60, &cut);
+  CHECK(cut);
+  REQUIRE(p.size() <= 60);
+  CHECK(p.front() == fim->prefix);
+  CHECK(p.back() == fim->middle);
+  // The prefix keeps its end (the cursor's side), the suffix its start.
+  const auto suffix_at = std::find(p.begin(), p.end(), fim->suffix);
+  REQUIRE(suffix_at != p.end());
+  const std::string kept_prefix = f.engine->tokenizer().decode(std::vector<TokenId>(p.begin() + 1, suffix_at));
+  CHECK(kept_prefix.size() >= 16);
+  CHECK(prefix.substr(prefix.size() - kept_prefix.size()) == kept_prefix);
+  CHECK(suffix_at + 1 < p.end() - 1);  // some suffix is kept
+  // A prompt that fits is untouched.
+  const auto small = build_fim_prompt_within(f.engine->tokenizer(), *fim, FimParts{nullptr, "a", "b"}, 60, &cut);
+  CHECK_FALSE(cut);
+  CHECK(small == build_fim_prompt(f.engine->tokenizer(), *fim, FimParts{nullptr, "a", "b"}));
 }
 
 TEST_CASE("engine: cancelled before it starts", "[engine]") {
