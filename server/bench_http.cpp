@@ -12,16 +12,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
-int int_at(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<int>() : -1;
-}
-
 class HttpTarget : public BenchTarget {
  public:
   explicit HttpTarget(HttpTargetOptions o) : opt_(std::move(o)), url_(endpoint_url(opt_.url, opt_.api)) {}
@@ -113,29 +103,23 @@ class HttpTarget : public BenchTarget {
     CURL* easy = nullptr;
     curl_slist* headers = nullptr;
     std::string body;
-    std::string received;  // whole body (non-streamed) or the unparsed tail of the stream
+    std::string received;  // the whole body (an error's message)
+    SseReader sse;
     HttpChunk sum;         // streamed: text so far and the last token counts seen
   };
 
   static size_t on_data(char* data, size_t size, size_t n, void* user) {
     auto* t = static_cast<Transfer*>(user);
     t->received.append(data, size * n);
-    if (t->self->opt_.stream) t->self->parse_events(*t);
+    if (t->self->opt_.stream) t->self->parse_events(*t, std::string_view(data, size * n));
     return size * n;
   }
 
-  // Server-sent events: "data: {json}" lines; "data: [DONE]" ends an OpenAI stream.
-  void parse_events(Transfer& t) {
-    size_t nl;
+  void parse_events(Transfer& t, std::string_view bytes) {
     bool grew = false;
-    while ((nl = t.received.find('\n')) != std::string::npos) {
-      std::string line = t.received.substr(0, nl);
-      t.received.erase(0, nl + 1);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (!line.starts_with("data:")) continue;
-      std::string data = line.substr(line[5] == ' ' ? 6 : 5);
+    for (const std::string& data : t.sse.feed(bytes)) {
       json j = json::parse(data, nullptr, false);
-      if (j.is_discarded()) continue;
+      if (j.is_discarded()) continue;  // "[DONE]" and anything else that is not JSON
       HttpChunk c = parse_http_chunk(j, opt_.api);
       t.sum.text += c.text;
       grew |= !c.text.empty();
@@ -210,56 +194,16 @@ class HttpTarget : public BenchTarget {
 
 }  // namespace
 
-std::string endpoint_url(const std::string& base, HttpApi api) {
-  std::string u = base;
-  if (u.ends_with("/infill") || u.ends_with("/completions")) return u;
-  while (!u.empty() && u.back() == '/') u.pop_back();
-  if (api == HttpApi::kLlamaCpp) return u + "/infill";
-  return u.ends_with("/v1") ? u + "/completions" : u + "/v1/completions";
-}
-
 json http_request_body(const HttpTargetOptions& o, const std::string& prefix, const std::string& suffix) {
-  if (o.api == HttpApi::kLlamaCpp)
-    return {{"input_prefix", prefix}, {"input_suffix", suffix}, {"input_extra", json::array()},
-            {"n_predict", o.max_tokens}, {"cache_prompt", true}, {"temperature", 0}, {"stream", o.stream}};
-  // Substitute {suffix} first so a prefix that contains "{suffix}" is left alone.
-  std::string prompt = replace_all(o.fim_template, "{suffix}", suffix);
-  size_t at = prompt.find("{prefix}");
-  if (at != std::string::npos) prompt.replace(at, 8, prefix);
-  json body = {{"prompt", prompt}, {"max_tokens", o.max_tokens}, {"temperature", 0}, {"stream", o.stream}};
-  if (!o.model.empty()) body["model"] = o.model;
-  return body;
-}
-
-HttpChunk parse_http_chunk(const json& j, HttpApi api) {
-  HttpChunk c;
-  if (!j.is_object()) return c;
-  if (api == HttpApi::kLlamaCpp) {
-    if (auto it = j.find("content"); it != j.end() && it->is_string()) c.text = it->get<std::string>();
-    if (auto t = j.find("timings"); t != j.end() && t->is_object()) {
-      c.tokens_prefilled = int_at(*t, "prompt_n");
-      c.tokens_generated = int_at(*t, "predicted_n");
-      c.tokens_reused = int_at(*t, "cache_n");
-    }
-    if (c.tokens_reused < 0) c.tokens_reused = int_at(j, "tokens_cached");
-    if (c.tokens_generated < 0) c.tokens_generated = int_at(j, "tokens_predicted");
-    return c;
-  }
-  if (auto ch = j.find("choices"); ch != j.end() && ch->is_array() && !ch->empty() && (*ch)[0].is_object()) {
-    const json& first = (*ch)[0];
-    if (auto t = first.find("text"); t != first.end() && t->is_string()) c.text = t->get<std::string>();
-  }
-  if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
-    int prompt = int_at(*u, "prompt_tokens");
-    c.tokens_generated = int_at(*u, "completion_tokens");
-    int cached = 0;
-    if (auto d = u->find("prompt_tokens_details"); d != u->end() && d->is_object()) cached = std::max(0, int_at(*d, "cached_tokens"));
-    if (prompt >= 0) {
-      c.tokens_reused = cached;
-      c.tokens_prefilled = prompt - cached;
-    }
-  }
-  return c;
+  RemoteRequest r;
+  r.prefix = prefix;
+  r.suffix = suffix;
+  r.max_tokens = o.max_tokens;
+  r.stream = o.stream;
+  if (o.api == HttpApi::kLlamaCpp) return llama_infill_body(r);
+  r.model = o.model;
+  r.prompt = render_fim_prompt(o.fim_template, prefix, suffix, {});
+  return openai_completion_body(r);
 }
 
 std::unique_ptr<BenchTarget> make_http_target(HttpTargetOptions options) {

@@ -11,16 +11,18 @@
 #include <string>
 
 #include "server/bench_replay.h"
+#include "server/remote_api.h"
+#include "server/remote_prompt.h"
 
 namespace wafer::bench {
 
-enum class HttpApi { kLlamaCpp, kOpenAi };
+using HttpApi = RemoteApi;  // the wire formats are the daemon's (remote_api.h)
 
 struct HttpTargetOptions {
   std::string url;   // base URL (http://127.0.0.1:8080) or the full endpoint URL
   HttpApi api = HttpApi::kLlamaCpp;
   std::string model;         // OpenAI "model" field (omitted when empty)
-  std::string fim_template = "<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>";
+  std::string fim_template{kDefaultFimTemplate};
   int max_tokens = 64;
   bool stream = true;
   int prefix_lines = 60, suffix_lines = 20;
@@ -29,16 +31,11 @@ struct HttpTargetOptions {
 
 std::unique_ptr<BenchTarget> make_http_target(HttpTargetOptions options);
 
-// The endpoint URL for a base URL: adds /infill or /v1/completions unless the URL already
-// names an endpoint.
-std::string endpoint_url(const std::string& base, HttpApi api);
+using wafer::endpoint_url;
 // The request body for a prefix and suffix.
 nlohmann::json http_request_body(const HttpTargetOptions& o, const std::string& prefix, const std::string& suffix);
 // Text and token counts from a response body or one streamed event's JSON.
-struct HttpChunk {
-  std::string text;
-  int tokens_reused = -1, tokens_prefilled = -1, tokens_generated = -1;
-};
-HttpChunk parse_http_chunk(const nlohmann::json& j, HttpApi api);
+using HttpChunk = RemoteChunk;
+inline HttpChunk parse_http_chunk(const nlohmann::json& j, HttpApi api) { return parse_remote_chunk(j, api); }
 
 }  // namespace wafer::bench

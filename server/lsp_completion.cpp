@@ -93,7 +93,7 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   const char* refused = nullptr;
   if (view->out_of_sync) refused = "refused_out_of_sync";
   else if (!language_enabled(options_, view->snapshot->language_id)) refused = "refused_language";
-  else if (!scheduler_->engine() && !model_loading_) refused = "refused_no_model";
+  else if (!scheduler_->model_info() && !model_loading_) refused = "refused_no_model";
   if (refused) {
     stats_.count(refused);
     reply.result(empty_result(inline_kind));
@@ -130,8 +130,8 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   }
   FimWindow window = fim_window(options_);
   int extra_tokens = options_.extra_tokens;
-  if (const auto& engine = scheduler_->engine())
-    fit_to_context(window, extra_tokens, engine->info().context_length, options_.max_tokens);
+  if (const ModelInfo* model = scheduler_->model_info())
+    fit_to_context(window, extra_tokens, model->context_length, options_.max_tokens);
   FimContext ctx = build_context(*snapshot, view->tree.get(),
                                  view->language ? grammars::language_rules(view->language->name) : nullptr, *offset,
                                  window);
@@ -161,14 +161,20 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   }
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
   const size_t offset_bytes = *offset;
-  job.on_done = [this, shared_reply, uri, version, cursor, inline_kind, t0, facts, mode, snapshot,
-                 offset_bytes](Scheduler::JobResult r) {
+  // "engine", "llama-server" or "openai": reported with the answer and in the statistics.
+  std::string served_by = scheduler_->served_by();
+  job.on_done = [this, shared_reply, uri, version, cursor, inline_kind, t0, facts, mode, snapshot, offset_bytes,
+                 served_by](Scheduler::JobResult r) {
     auto total = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
     stats_.record("debounce_ms", r.debounce_ms);
     if (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kError) {
       stats_.record("queue_ms", r.queue_ms);
       stats_.record("engine_ms", r.engine_ms);
       if (r.timings.first_token_ms > 0) stats_.record("engine_first_token_ms", r.timings.first_token_ms);
+      if (served_by != "engine") {  // the same stages, labelled with the remote backend
+        stats_.record(served_by + "_ms", r.engine_ms);
+        if (r.timings.first_token_ms > 0) stats_.record(served_by + "_first_token_ms", r.timings.first_token_ms);
+      }
     }
     if (r.first_text_ms >= 0) stats_.record("first_text_ms", r.first_text_ms);
     stats_.count(std::string("outcome_") + to_string(r.outcome));
@@ -189,7 +195,7 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
           // A wafer extension (clients ignore unknown fields): what this answer cost, for
           // `wafer bench` and editors' status lines.
           if (inline_kind)
-            result["wafer"] = {{"served_by", "engine"},
+            result["wafer"] = {{"served_by", served_by},
                                {"tokens_reused", r.timings.tokens_reused},
                                {"tokens_prefilled", r.timings.tokens_prefilled},
                                {"tokens_generated", r.timings.tokens_generated},
@@ -197,11 +203,14 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
                                {"debounce_ms", r.debounce_ms}};
           shared_reply->result(result);
         }
+        stats_.count("served_by_" + served_by);
         stats_.record("total_ms", total());
         stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);
         break;
       case Scheduler::Outcome::kError:
-        log_.error("completion failed: " + r.error);
+        // A remote backend's problems reach the editor once, through its health report.
+        if (served_by == "engine") log_.error("completion failed: " + r.error);
+        else log_.debug("completion failed: " + r.error);
         shared_reply->result(empty_result(inline_kind));
         break;
       case Scheduler::Outcome::kNoEngine:

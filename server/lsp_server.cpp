@@ -4,6 +4,7 @@
 
 #include "engine/version.h"
 #include "server/fake_engine.h"
+#include "server/remote_backend.h"
 #include "server/settings.h"
 
 namespace wafer {
@@ -169,15 +170,42 @@ void LspServer::on_stats(Reply reply) {
   json s = stats_.to_json();
   s["documents"] = workspace_.size();
   s["engine_busy"] = scheduler_->engine_busy();
-  if (const auto& e = scheduler_->engine()) s["model"] = {{"name", e->info().name}, {"architecture", e->info().architecture}};
+  if (const ModelInfo* m = scheduler_->model_info()) s["model"] = {{"name", m->name}, {"architecture", m->architecture}};
   else s["model"] = nullptr;
+  s["backend"] = options_.backend;
   reply.result(std::move(s));
+}
+
+void LspServer::use_remote_backend() {
+  Result<RemoteOptions> ro = remote_options(options_);
+  if (!ro) {
+    show_message(lsp::MessageType::kError, "wafer: cannot use the remote backend: " + ro.error().message);
+    return;
+  }
+  // The backend reports transitions only (first failure, another failure, recovery), so the
+  // editor hears about a server that is down once, not per keystroke.
+  auto backend = std::make_shared<RemoteBackend>(
+      loop_, std::move(*ro), [this, alive = alive_](bool ok, const std::string& message) {
+        if (!*alive) return;
+        if (ok) {
+          stats_.count("backend_recovered");
+          log_message(lsp::MessageType::kInfo, message);
+          return;
+        }
+        stats_.count("backend_problems");
+        show_message(lsp::MessageType::kError,
+                     "wafer: " + options_.backend + ": " + message + ". Completions are off until it answers; retrying with backoff.");
+      });
+  log_.info("completions from " + backend->name() + " at " + backend->endpoint());
+  scheduler_->set_backend(std::move(backend));
 }
 
 void LspServer::load_model() {
   int generation = ++load_generation_;
   scheduler_->set_engine(nullptr);
+  scheduler_->set_backend(nullptr);
   model_loading_ = false;
+  if (options_.backend != "local") return use_remote_backend();
   std::string what = options_.fake_engine.empty() ? options_.model : "fake engine " + options_.fake_engine;
   if (options_.model.empty() && options_.fake_engine.empty()) {
     show_message(lsp::MessageType::kWarning,

@@ -79,6 +79,7 @@ class LspServer {
   const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
 
   void load_model();
+  void use_remote_backend();
   void show_message(lsp::MessageType type, const std::string& message);
   void log_message(lsp::MessageType type, const std::string& message);
   void trace(const std::string& message);

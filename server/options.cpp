@@ -120,6 +120,32 @@ const std::vector<Flag>& flags() {
       {"--fake-engine", "lsp bench", true,
        [](Options& o, std::string_view v) { o.fake_engine = v; return Status{}; },
        "for tests: a scripted fake engine (JSON script) instead of a model"},
+      {"--backend", "lsp bench", true,
+       [](Options& o, std::string_view v) {
+         if (v != "local" && v != "llama-server" && v != "openai")
+           return Status(make_error("--backend: expected local, llama-server or openai, got '" + std::string(v) + "'"));
+         o.backend = v;
+         return Status{};
+       },
+       "where completions come from: local (the in-process engine, --model), llama-server (POST /infill) or "
+       "openai (POST /v1/completions with a FIM prompt) (default local)"},
+      {"--backend-url", "lsp bench", true,
+       [](Options& o, std::string_view v) { o.backend_url = v; return Status{}; },
+       "the remote backend's base URL, e.g. http://gpu-box:8080 (http or https)"},
+      {"--backend-model", "lsp bench", true,
+       [](Options& o, std::string_view v) { o.backend_model = v; return Status{}; },
+       "--backend openai: the \"model\" field of each request"},
+      {"--api-key-env", "lsp bench", true,
+       [](Options& o, std::string_view v) { o.api_key_env = v; return Status{}; },
+       "read the remote backend's API key (sent as Authorization: Bearer) from this environment variable"},
+      {"--api-key-file", "lsp bench", true,
+       [](Options& o, std::string_view v) { o.api_key_file = v; return Status{}; },
+       "read the remote backend's API key from this file"},
+      {"--backend-timeout-ms", "lsp bench", true,
+       [](Options& o, std::string_view v) {
+         return parse_number("--backend-timeout-ms", v, o.backend_timeout_ms, 100, 600000);
+       },
+       "give up on one remote request after this long (default 10000)"},
       {"--ids", "tokenize", false,
        [](Options& o, std::string_view) { o.ids = true; return Status{}; },
        "print token ids on one line, separated by spaces"},
@@ -214,9 +240,10 @@ const std::vector<Flag>& flags() {
       {"--api-model", "bench", true,
        [](Options& o, std::string_view v) { o.api_model = v; return Status{}; },
        "bench infill --api openai: the \"model\" field"},
-      {"--fim-template", "bench", true,
+      {"--fim-template", "lsp bench", true,
        [](Options& o, std::string_view v) { o.fim_template = v; return Status{}; },
-       "bench infill --api openai: the prompt, {prefix} and {suffix} replaced (default Qwen2.5-Coder's)"},
+       "--backend openai, bench infill --api openai: the prompt, {extra}, {prefix} and {suffix} replaced "
+       "(default Qwen2.5-Coder's)"},
   };
   return table;
 }

@@ -39,6 +39,13 @@ struct Options {
   int extra_tokens = 512;             // budget for definitions from other files and beyond the window
   std::vector<std::string> languages; // enabled languageIds; empty: all
   std::string fake_engine;            // tests only: scripted engine instead of a model
+  // Remote backend (lsp, bench replay): where completions come from instead of --model.
+  std::string backend = "local";      // local | llama-server | openai
+  std::string backend_url;            // the server's base URL (or its endpoint's full URL)
+  std::string backend_model;          // openai: the "model" field
+  std::string api_key_env;            // the API key is read from this environment variable...
+  std::string api_key_file;           // ...or from this file (never from a flag: it would show in ps)
+  int backend_timeout_ms = 10000;     // one remote request, at most
 
   // tokenize / info
   bool ids = false;
@@ -77,7 +84,9 @@ struct Options {
   std::string url;                    // bench infill: the endpoint's base URL
   std::string api = "llamacpp";       // bench infill: llamacpp (/infill) or openai (/v1/completions)
   std::string api_model;              // bench infill --api openai: the "model" field
-  std::string fim_template = "<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>";
+  // The FIM prompt for OpenAI-compatible servers (lsp --backend openai, bench infill --api
+  // openai): {extra}, {prefix}, {suffix} replaced (server/remote_prompt.h).
+  std::string fim_template = "{extra}<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>";
 };
 
 // Parses argv. Errors name the offending argument. `--help`/`--version` anywhere set the

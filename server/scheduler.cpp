@@ -159,6 +159,7 @@ void Scheduler::dispatch_next() {
     State& s = *it->second;
     s.phase = Phase::kRunning;
     s.started = Clock::now();
+    if (backend_) return start_on_backend(s);
     CompletionRequest request = s.job.request;
     request.cancel = s.cancel_flag;
     JobId id = s.id;
@@ -196,6 +197,40 @@ void Scheduler::dispatch_next() {
     task_ = std::move(task);
   }
   task_cv_.notify_one();
+}
+
+void Scheduler::start_on_backend(State& s) {
+  busy_ = true;
+  s.on_backend = true;
+  CompletionRequest request = s.job.request;
+  request.cancel = s.cancel_flag;
+  // Through the outbox like the engine thread's events: a backend may call back from
+  // inside start() or cancel(), and the scheduler must not be re-entered there.
+  backend_->start(s.id, request, [this, id = s.id](const CompletionEvent& e) {
+    post([this, id, e] {
+      on_engine_event(id, e);
+      if (e.kind == CompletionEvent::Kind::kText) return;
+      busy_ = false;
+      dispatch_next();
+    });
+  });
+}
+
+void Scheduler::set_backend(std::shared_ptr<Backend> backend) {
+  if (backend_ == backend) return;
+  if (backend_) {
+    std::vector<JobId> running;
+    for (const auto& [id, s] : jobs_)
+      if (s->on_backend) running.push_back(id);
+    for (JobId id : running) cancel_with(id, Outcome::kCancelled);
+    backend_->close();
+  }
+  backend_ = std::move(backend);
+}
+
+const ModelInfo* Scheduler::model_info() const {
+  if (backend_) return &backend_->info();
+  return engine_ ? &engine_->info() : nullptr;
 }
 
 void Scheduler::on_engine_event(JobId id, const CompletionEvent& e) {
@@ -254,6 +289,7 @@ void Scheduler::cancel_with(JobId id, Outcome reason) {
     s.cancel_reason = reason;
     s.cancel_flag->store(true);
     if (auto k = by_key_.find(s.job.key); k != by_key_.end() && k->second == id) by_key_.erase(k);
+    if (s.on_backend && backend_) backend_->cancel(id);  // drops the transfer now
     return;
   }
   if (s.phase == Phase::kReady)
@@ -290,6 +326,7 @@ void Scheduler::close() {
   }
   task_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (backend_) backend_->close();  // cancelled above; no events after this
   // Results of cancelled running jobs arrived in the outbox: deliver them now.
   drain();
   for (auto& [id, s] : jobs_) {

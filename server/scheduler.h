@@ -1,8 +1,10 @@
 // The scheduler between the LSP loop and the engine: debounces completion requests,
 // cancels stale ones (a newer request for the same document supersedes the older), and
-// runs one engine job at a time on its own engine thread. Results and streamed text come
-// back to the loop thread through a uv_async_t; the loop thread never waits on the
-// engine (only short critical sections on the hand-off queues).
+// runs one job at a time: on its own engine thread for the in-process engine, or on the
+// loop thread through a non-blocking Backend (a remote server, backend.h) when one is set.
+// Results and streamed text come back to the loop thread through a uv_async_t (a
+// backend's events too, so they never re-enter the scheduler); the loop thread never
+// waits on the engine (only short critical sections on the hand-off queues).
 //
 // Every submitted job ends with exactly one on_done call on the loop thread.
 #pragma once
@@ -23,6 +25,7 @@
 #include <uv.h>
 
 #include "engine/engine.h"
+#include "server/backend.h"
 
 namespace wafer {
 
@@ -68,6 +71,14 @@ class Scheduler {
 
   void set_engine(std::shared_ptr<Engine> engine) { engine_ = std::move(engine); }
   const std::shared_ptr<Engine>& engine() const { return engine_; }
+  // A backend takes the jobs instead of the engine. Replacing one cancels its running job
+  // and closes it; nullptr goes back to the engine.
+  void set_backend(std::shared_ptr<Backend> backend);
+  const std::shared_ptr<Backend>& backend() const { return backend_; }
+  // The model that answers (the backend's or the engine's); null when there is none.
+  const ModelInfo* model_info() const;
+  // "engine" or the backend's name: what answers jobs now.
+  std::string served_by() const { return backend_ ? backend_->name() : "engine"; }
 
   JobId submit(Job job);
   // Cancels a job: at once if it has not started, else when the engine stops (it checks
@@ -97,6 +108,7 @@ class Scheduler {
     std::shared_ptr<std::atomic<bool>> cancel_flag;
     Outcome cancel_reason = Outcome::kCancelled;
     bool cancel_requested = false;
+    bool on_backend = false;  // running on backend_, not on the engine thread
     Clock::time_point submitted, ready_at, started;
     double first_text_ms = -1;
     std::string text;
@@ -111,6 +123,7 @@ class Scheduler {
   void cancel_with(JobId id, Outcome reason);
   void finish(JobId id, JobResult result);
   void on_engine_event(JobId id, const CompletionEvent& e);
+  void start_on_backend(State& s);
   void post(std::function<void()> fn);  // engine thread -> loop thread
   void drain();
   void engine_main();
@@ -119,6 +132,7 @@ class Scheduler {
   uv_loop_t* loop_;
   uv_async_t* async_ = nullptr;
   std::shared_ptr<Engine> engine_;
+  std::shared_ptr<Backend> backend_;
   JobId next_id_ = 1;
   std::map<JobId, std::unique_ptr<State>> jobs_;
   std::map<std::string, JobId> by_key_;

@@ -25,10 +25,17 @@ Status apply_settings(Options& o, const json& settings_in) {
   const json* s = &settings_in;
   if (auto w = settings_in.find("wafer"); w != settings_in.end() && w->is_object()) s = &*w;
   Options next = o;
-  if (auto it = s->find("model"); it != s->end() && !it->is_null()) {
-    if (!it->is_string()) return make_error(std::string("model: expected a string, got ") + it->type_name());
-    next.model = it->get<std::string>();
+  for (auto [key, field] : {std::pair{"model", &next.model}, std::pair{"backend", &next.backend},
+                            std::pair{"backendUrl", &next.backend_url}, std::pair{"backendModel", &next.backend_model},
+                            std::pair{"apiKeyEnv", &next.api_key_env}, std::pair{"apiKeyFile", &next.api_key_file},
+                            std::pair{"fimTemplate", &next.fim_template}}) {
+    auto it = s->find(key);
+    if (it == s->end() || it->is_null()) continue;
+    if (!it->is_string()) return make_error(std::string(key) + ": expected a string, got " + it->type_name());
+    *field = it->get<std::string>();
   }
+  if (next.backend != "local" && next.backend != "llama-server" && next.backend != "openai")
+    return make_error("backend: expected \"local\", \"llama-server\" or \"openai\", got \"" + next.backend + "\"");
   for (auto [key, lo, hi, field] : {std::tuple{"threads", 0, 1024, &next.threads},
                                     std::tuple{"contextLength", 16, 1 << 20, &next.context},
                                     std::tuple{"chunkReuse", 0, 1 << 20, &next.chunk_reuse},
@@ -40,7 +47,8 @@ Status apply_settings(Options& o, const json& settings_in) {
                                     std::tuple{"prefixTokens", 0, 1 << 20, &next.prefix_tokens},
                                     std::tuple{"suffixTokens", 0, 1 << 20, &next.suffix_tokens},
                                     std::tuple{"prefixStepLines", 1, 100000, &next.prefix_step_lines},
-                                    std::tuple{"extraTokens", 0, 1 << 20, &next.extra_tokens}}) {
+                                    std::tuple{"extraTokens", 0, 1 << 20, &next.extra_tokens},
+                                    std::tuple{"backendTimeoutMs", 100, 600000, &next.backend_timeout_ms}}) {
     if (Status st = read_int(*s, key, lo, hi, *field); !st) return st;
   }
   if (auto it = s->find("enabledLanguages"); it != s->end() && !it->is_null()) {
@@ -67,7 +75,9 @@ EngineOptions engine_options(const Options& o) {
 
 bool engine_changed(const Options& a, const Options& b) {
   return a.model != b.model || a.threads != b.threads || a.context != b.context || a.fake_engine != b.fake_engine ||
-         a.chunk_reuse != b.chunk_reuse;
+         a.chunk_reuse != b.chunk_reuse || a.backend != b.backend || a.backend_url != b.backend_url ||
+         a.backend_model != b.backend_model || a.api_key_env != b.api_key_env || a.api_key_file != b.api_key_file ||
+         a.fim_template != b.fim_template || a.backend_timeout_ms != b.backend_timeout_ms;
 }
 
 bool language_enabled(const Options& o, std::string_view language_id) {

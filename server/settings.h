@@ -2,7 +2,9 @@
 // `initializationOptions` and `workspace/didChangeConfiguration` settings, which take
 // precedence. JSON keys (camelCase), all optional:
 //   model, threads, contextLength, debounceMs, maxTokens, prefixLines, suffixLines,
-//   windowBytes, prefixTokens, suffixTokens, prefixStepLines, extraTokens, enabledLanguages (array of languageIds; empty = all)
+//   windowBytes, prefixTokens, suffixTokens, prefixStepLines, extraTokens, enabledLanguages (array of languageIds; empty = all),
+//   backend ("local" | "llama-server" | "openai"), backendUrl, backendModel, apiKeyEnv, apiKeyFile,
+//   backendTimeoutMs, fimTemplate
 // A settings object may also be nested under "wafer" (as editors send a section).
 #pragma once
 
@@ -17,7 +19,8 @@ namespace wafer {
 // the key and o is left unchanged. Unknown keys are ignored (editors send extra ones).
 Status apply_settings(Options& o, const nlohmann::json& settings);
 
-// The engine options implied by the settings, and whether two settings need a reload.
+// The engine options implied by the settings, and whether two settings need a reload (of
+// the model, or a new remote backend).
 EngineOptions engine_options(const Options& o);
 bool engine_changed(const Options& a, const Options& b);
 
