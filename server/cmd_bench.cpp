@@ -58,6 +58,18 @@ LspTargetOptions wafer_lsp(const Options& o) {
     add("--fake-engine", o.fake_engine);
     name += " --fake-engine";
   }
+  if (o.backend != "local") {
+    // The daemon in front of a remote server: the same trace, another backend. The API key
+    // stays in the variable or file named; only their names go on the command line.
+    add("--backend", o.backend);
+    add("--backend-url", o.backend_url);
+    if (!o.backend_model.empty()) add("--backend-model", o.backend_model);
+    if (!o.api_key_env.empty()) add("--api-key-env", o.api_key_env);
+    if (!o.api_key_file.empty()) add("--api-key-file", o.api_key_file);
+    add("--backend-timeout-ms", std::to_string(o.backend_timeout_ms));
+    add("--fim-template", o.fim_template);
+    name += " --backend " + o.backend;
+  }
   if (o.threads > 0) add("--threads", std::to_string(o.threads));
   add("--context", std::to_string(o.context));
   add("--max-tokens", std::to_string(o.max_tokens));
@@ -163,9 +175,9 @@ int run_bench(const Options& o) {
       t.argv = server_cmd;
       t.stream = !o.no_stream;
       targets.push_back(make_lsp_target(t));
-    } else if (!o.model.empty() || !o.fake_engine.empty() || o.targets.empty()) {
-      if (o.model.empty() && o.fake_engine.empty())
-        return usage_error("replay needs --model PATH, a server command after '--', or --target");
+    } else if (!o.model.empty() || !o.fake_engine.empty() || o.backend != "local" || o.targets.empty()) {
+      if (o.model.empty() && o.fake_engine.empty() && o.backend == "local")
+        return usage_error("replay needs --model PATH, --backend with --backend-url, a server command after '--', or --target");
       targets.push_back(make_lsp_target(wafer_lsp(o)));
     }
   } else {
