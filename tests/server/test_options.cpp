@@ -71,3 +71,24 @@ TEST_CASE("options: lsp accepts --stdio, which LSP clients append", "[options]")
   CHECK(r->listen.empty());
   CHECK_FALSE(parse({"tokenize", "m.gguf", "--stdio"}).ok());  // only where it means something
 }
+
+TEST_CASE("options: remote backend flags for lsp and bench", "[options]") {
+  auto r = parse({"lsp", "--backend", "llama-server", "--backend-url", "http://gpu:8080", "--api-key-env", "K",
+                  "--backend-timeout-ms", "3000", "--fim-template", "{prefix}<X>{suffix}"});
+  REQUIRE(r);
+  CHECK(r->backend == "llama-server");
+  CHECK(r->backend_url == "http://gpu:8080");
+  CHECK(r->api_key_env == "K");
+  CHECK(r->backend_timeout_ms == 3000);
+  CHECK(r->fim_template == "{prefix}<X>{suffix}");
+  auto b = parse({"bench", "replay", "s.py", "--backend=openai", "--backend-model", "m", "--api-key-file", "/k"});
+  REQUIRE(b);
+  CHECK(b->backend == "openai");
+  CHECK(b->backend_model == "m");
+  CHECK(b->api_key_file == "/k");
+  CHECK(parse({"lsp"})->backend == "local");
+  auto bad = parse({"lsp", "--backend", "tgi"});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("--backend: expected local, llama-server or openai") == 0);
+  CHECK_FALSE(parse({"generate", "--backend", "openai"}).ok());  // only where it means something
+}

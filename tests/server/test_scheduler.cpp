@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "server/fake_engine.h"
@@ -227,4 +228,86 @@ TEST_CASE("scheduler: engine-thread tasks run in turn and report on the loop", "
   l.run_until([&] { return then_ran; });
   CHECK(task_thread != loop_thread);
   s.close();
+}
+
+namespace {
+
+// A loop-thread backend driven by the test: records starts and cancels; emits on demand.
+class ManualBackend : public Backend {
+ public:
+  std::map<uint64_t, CompletionCallback> running;
+  std::vector<uint64_t> cancelled;
+  bool closed = false;
+  const std::string& name() const override { return name_; }
+  const ModelInfo& info() const override { return info_; }
+  void start(uint64_t id, const CompletionRequest&, CompletionCallback cb) override { running[id] = std::move(cb); }
+  void cancel(uint64_t id) override {
+    auto it = running.find(id);
+    if (it == running.end()) return;
+    cancelled.push_back(id);
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::kDone;
+    e.stop = StopReason::kCancelled;
+    auto cb = std::move(it->second);
+    running.erase(it);
+    cb(e);  // from inside cancel(): the scheduler must defer it
+  }
+  void close() override { closed = true; }
+  void emit(uint64_t id, CompletionEvent::Kind kind, const std::string& text) {
+    CompletionEvent e;
+    e.kind = kind;
+    e.text = text;
+    auto cb = running.at(id);
+    if (kind != CompletionEvent::Kind::kText) running.erase(id);
+    cb(e);
+  }
+
+ private:
+  std::string name_ = "manual";
+  ModelInfo info_{"remote-model", "manual", true, 0, 0};
+};
+
+}  // namespace
+
+TEST_CASE("scheduler: jobs on a loop backend stream, supersede (cancelling the transfer) and close", "[scheduler]") {
+  Loop l;
+  Scheduler s(&l.loop);
+  auto b = std::make_shared<ManualBackend>();
+  s.set_engine(fake("engine text"));  // a backend takes precedence over the engine
+  s.set_backend(b);
+  CHECK(s.served_by() == "manual");
+  CHECK(s.model_info()->name == "remote-model");
+  Recorder a, c;
+  s.submit(a.job("doc"));
+  l.run_until([&] { return b->running.size() == 1; });
+  CHECK(s.engine_busy());
+  b->emit(1, CompletionEvent::Kind::kText, "ab");
+  l.run_until([&] { return a.streamed == "ab"; });
+  s.submit(c.job("doc"));  // supersedes: the backend's transfer is cancelled at once
+  l.run_until([&] { return a.result.has_value(); });
+  CHECK(a.result->outcome == Outcome::kSuperseded);
+  CHECK(b->cancelled == std::vector<uint64_t>{1});
+  l.run_until([&] { return b->running.count(2) == 1; });  // the next job starts after it
+  b->emit(2, CompletionEvent::Kind::kText, "x");
+  b->emit(2, CompletionEvent::Kind::kDone, "xy");
+  l.run_until([&] { return c.result.has_value(); });
+  CHECK(c.result->outcome == Outcome::kDone);
+  CHECK(c.result->text == "xy");
+  CHECK_FALSE(s.engine_busy());
+
+  // Replacing the backend cancels its running job and closes it; jobs then go to the new one.
+  Recorder d, e;
+  s.submit(d.job("other"));
+  l.run_until([&] { return b->running.size() == 1; });
+  auto b2 = std::make_shared<ManualBackend>();
+  s.set_backend(b2);
+  CHECK(b->closed);
+  l.run_until([&] { return d.result.has_value(); });
+  CHECK(d.result->outcome == Outcome::kCancelled);
+  s.submit(e.job("other"));
+  l.run_until([&] { return b2->running.size() == 1; });
+  s.close();
+  REQUIRE(e.result.has_value());
+  CHECK(e.result->outcome == Outcome::kCancelled);
+  CHECK(b2->closed);
 }

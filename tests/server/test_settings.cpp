@@ -45,3 +45,27 @@ TEST_CASE("settings: only engine settings require a reload", "[settings]") {
   c.chunk_reuse = 16;
   CHECK(engine_changed(a, c));
 }
+
+TEST_CASE("settings: remote backend keys; a change of backend re-creates it", "[settings]") {
+  Options o;
+  Options before = o;
+  REQUIRE(apply_settings(o, json::parse(R"({"backend":"openai","backendUrl":"https://gpu:8000/v1","backendModel":"coder",
+      "apiKeyEnv":"MY_KEY","apiKeyFile":"/k","backendTimeoutMs":2500,"fimTemplate":"<PRE> {prefix} <SUF>{suffix} <MID>"})")));
+  CHECK(o.backend == "openai");
+  CHECK(o.backend_url == "https://gpu:8000/v1");
+  CHECK(o.backend_model == "coder");
+  CHECK(o.api_key_env == "MY_KEY");
+  CHECK(o.api_key_file == "/k");
+  CHECK(o.backend_timeout_ms == 2500);
+  CHECK(o.fim_template == "<PRE> {prefix} <SUF>{suffix} <MID>");
+  CHECK(engine_changed(before, o));
+  Options url_only = before;
+  url_only.backend_url = "http://other";
+  CHECK(engine_changed(before, url_only));
+  Status bad = apply_settings(o, json::parse(R"({"backend":"tgi"})"));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("backend: expected") == 0);
+  CHECK(o.backend == "openai");  // unchanged
+  CHECK_FALSE(apply_settings(o, json::parse(R"({"backendUrl":8080})")));
+  CHECK_FALSE(apply_settings(o, json::parse(R"({"backendTimeoutMs":5})")));
+}
