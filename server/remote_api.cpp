@@ -22,6 +22,15 @@ std::string endpoint_url(const std::string& base, RemoteApi api) {
   return u.ends_with("/v1") ? u + "/completions" : u + "/v1/completions";
 }
 
+std::string redact_url(const std::string& url) {
+  size_t scheme = url.find("://");
+  size_t from = scheme == std::string::npos ? 0 : scheme + 3;
+  size_t end = url.find_first_of("/?#", from);
+  size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
+  if (at == std::string::npos || at < from) return url;
+  return url.substr(0, from) + "***" + url.substr(at);
+}
+
 json llama_infill_body(const RemoteRequest& r) {
   json extra = json::array();
   for (const std::string& chunk : r.extra) {

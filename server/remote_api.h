@@ -20,6 +20,9 @@ enum class RemoteApi { kLlamaCpp, kOpenAi };
 // names an endpoint.
 std::string endpoint_url(const std::string& base, RemoteApi api);
 
+// The URL for messages and logs: any "user:password@" in it replaced by "***@".
+std::string redact_url(const std::string& url);
+
 // What one request asks for (the FIM windows come from the context builder).
 struct RemoteRequest {
   std::string prefix, suffix;

@@ -55,10 +55,11 @@ struct RemoteBackend::Transfer {
 RemoteBackend::RemoteBackend(uv_loop_t* loop, RemoteOptions options, HealthCallback on_health)
     : opt_(std::move(options)),
       url_(endpoint_url(opt_.url, opt_.api)),
+      shown_url_(redact_url(url_)),
       name_(opt_.api == RemoteApi::kLlamaCpp ? "llama-server" : "openai"),
       on_health_(std::move(on_health)),
       curl_(loop) {
-  info_.name = opt_.model.empty() ? url_ : opt_.model;
+  info_.name = opt_.model.empty() ? shown_url_ : opt_.model;
   info_.architecture = name_;
   info_.has_fim = true;  // known only from answers (an error, or markers in the text)
 }
@@ -232,7 +233,7 @@ void RemoteBackend::done(uint64_t id, CURLcode rc) {
   curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
   if (!t.fim_problem.empty())
     return failed(t,
-                  "the model behind " + url_ + " does not seem to know the FIM template (its answer contains '" +
+                  "the model behind " + shown_url_ + " does not seem to know the FIM template (its answer contains '" +
                       t.fim_problem + "'); set fimTemplate for the model, or use a code model with fill-in-the-middle",
                   true);
   if (t.stopped) {
@@ -246,46 +247,46 @@ void RemoteBackend::done(uint64_t id, CURLcode rc) {
   if (status >= 400 && (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)) {
     std::string why = remote_error_message(t.raw);
     if (remote_fim_unsupported(status, t.raw))
-      return failed(t, "the model behind " + url_ + " cannot fill in the middle (HTTP " + std::to_string(status) + ": " + why +
+      return failed(t, "the model behind " + shown_url_ + " cannot fill in the middle (HTTP " + std::to_string(status) + ": " + why +
                            "); use a code model with FIM tokens",
                     true);
     if (status == 401 || status == 403)
-      return failed(t, url_ + " refused the request (HTTP " + std::to_string(status) + ": " + why + "); check the API key", true);
+      return failed(t, shown_url_ + " refused the request (HTTP " + std::to_string(status) + ": " + why + "); check the API key", true);
     // Server-side trouble and a wrong URL back off; a request the server disliked does not.
     const bool backoff = status >= 500 || status == 404 || status == 405 || status == 429;
-    return failed(t, url_ + " answered HTTP " + std::to_string(status) + ": " + why, backoff);
+    return failed(t, shown_url_ + " answered HTTP " + std::to_string(status) + ": " + why, backoff);
   }
   if (rc != CURLE_OK) {
     std::string why;
     switch (rc) {
       case CURLE_COULDNT_CONNECT:
       case CURLE_COULDNT_RESOLVE_HOST:
-        why = "cannot connect to " + url_ + " (" + curl_easy_strerror(rc) + "); is the server running?";
+        why = "cannot connect to " + shown_url_ + " (" + curl_easy_strerror(rc) + "); is the server running?";
         break;
       case CURLE_OPERATION_TIMEDOUT:
-        why = url_ + " did not answer within " + std::to_string(static_cast<int>(opt_.timeout_ms)) + " ms";
+        why = shown_url_ + " did not answer within " + std::to_string(static_cast<int>(opt_.timeout_ms)) + " ms";
         break;
       case CURLE_GOT_NOTHING:
       case CURLE_PARTIAL_FILE:
       case CURLE_RECV_ERROR:
-        why = "the connection to " + url_ + " broke before the answer was complete";
+        why = "the connection to " + shown_url_ + " broke before the answer was complete";
         break;
       default:
-        why = url_ + ": " + curl_easy_strerror(rc);
+        why = shown_url_ + ": " + curl_easy_strerror(rc);
     }
     return failed(t, why, true);
   }
   // A stream that ended, or a plain JSON body from a server that does not stream.
   if (!t.saw_event) {
     json j = json::parse(t.raw, nullptr, false);
-    if (j.is_discarded()) return failed(t, url_ + " sent an answer that is neither JSON nor server-sent events", true);
+    if (j.is_discarded()) return failed(t, shown_url_ + " sent an answer that is neither JSON nor server-sent events", true);
     RemoteChunk c = parse_remote_chunk(j, opt_.api);
     t.timings.tokens_reused = c.tokens_reused;
     t.timings.tokens_prefilled = c.tokens_prefilled;
     t.timings.tokens_generated = c.tokens_generated;
     if (!c.text.empty() && !add_text(t, c.text) && !t.fim_problem.empty()) return done(id, rc);
   } else if (t.sse.pending() > 0) {
-    return failed(t, "the connection to " + url_ + " broke before the answer was complete", true);
+    return failed(t, "the connection to " + shown_url_ + " broke before the answer was complete", true);
   }
   succeeded();
   CompletionEvent e;
@@ -331,7 +332,7 @@ void RemoteBackend::succeeded() {
   retry_at_ = {};
   if (!problem_.empty()) {
     problem_.clear();
-    if (on_health_) on_health_(true, "wafer: " + name_ + " at " + url_ + " answers again");
+    if (on_health_) on_health_(true, "wafer: " + name_ + " at " + shown_url_ + " answers again");
   }
 }
 

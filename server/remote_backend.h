@@ -60,7 +60,7 @@ class RemoteBackend : public Backend {
   int consecutive_failures() const { return failures_; }
   double backoff_left_ms() const;
   size_t in_flight() const { return transfers_.size(); }
-  const std::string& endpoint() const { return url_; }
+  const std::string& endpoint() const { return shown_url_; }  // without any user:password
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -76,7 +76,7 @@ class RemoteBackend : public Backend {
   std::string fim_markers_in(const std::string& text) const;
 
   RemoteOptions opt_;
-  std::string url_, name_;
+  std::string url_, shown_url_, name_;
   ModelInfo info_;
   HealthCallback on_health_;
   CurlLoop curl_;

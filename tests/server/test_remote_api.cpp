@@ -113,3 +113,9 @@ TEST_CASE("remote api: error bodies") {
   CHECK(remote_fim_unsupported(400, R"({"error":{"message":"Infill is not supported by this model","type":"not_supported_error"}})"));
   CHECK(!remote_fim_unsupported(500, R"({"error":{"message":"boom","type":"server_error"}})"));
 }
+
+TEST_CASE("remote api: URLs in messages hide credentials") {
+  CHECK(redact_url("https://user:pa55@gpu:8080/v1/completions") == "https://***@gpu:8080/v1/completions");
+  CHECK(redact_url("http://gpu:8080/infill") == "http://gpu:8080/infill");
+  CHECK(redact_url("http://gpu/infill?who=a@b") == "http://gpu/infill?who=a@b");
+}
