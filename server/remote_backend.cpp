@@ -122,6 +122,7 @@ void RemoteBackend::start(uint64_t id, const CompletionRequest& request, Complet
     return t->on_event(err);
   }
   t->headers = curl_slist_append(t->headers, "Content-Type: application/json");
+  t->headers = curl_slist_append(t->headers, "Expect:");  // no 100-continue round trip before the body
   t->headers = curl_slist_append(t->headers, "Accept: text/event-stream, application/json");
   if (!opt_.api_key.empty()) t->headers = curl_slist_append(t->headers, ("Authorization: Bearer " + opt_.api_key).c_str());
   static const std::string agent = "wafer/" + std::string(version());

@@ -103,6 +103,21 @@ TEST_CASE("remote backend: llama-server /infill request shape and streamed answe
   b.close();
 }
 
+TEST_CASE("remote backend: a large prompt goes out without an Expect: 100-continue wait") {
+  FakeInferenceServer server;  // sends no "100 Continue": a client that asked for one would stall 1 s
+  UvLoopRunner loop;
+  RemoteBackend b(loop.get(), llama(server), nullptr);
+  Run run;
+  auto t0 = Clock::now();
+  b.start(1, request(std::string(64 * 1024, '#') + "\ndef add("), run.callback());
+  REQUIRE(loop.run_until([&] { return run.done(); }));
+  CHECK(run.final->kind == CompletionEvent::Kind::kDone);
+  CHECK(Clock::now() - t0 < 500ms);
+  REQUIRE(server.requests().size() == 1);
+  CHECK(server.requests()[0].head.find("Expect") == std::string::npos);
+  CHECK(server.requests()[0].body["input_prefix"].get<std::string>().size() == 64 * 1024 + 9);
+}
+
 TEST_CASE("remote backend: connections are kept alive between requests") {
   FakeInferenceServer server;
   UvLoopRunner loop;
