@@ -117,8 +117,8 @@ class HttpTarget : public BenchTarget {
 
   void parse_events(Transfer& t, std::string_view bytes) {
     bool grew = false;
-    for (const std::string& data : t.sse.feed(bytes)) {
-      json j = json::parse(data, nullptr, false);
+    for (const SseEvent& event : t.sse.feed(bytes)) {
+      json j = json::parse(event.data, nullptr, false);
       if (j.is_discarded()) continue;  // "[DONE]" and anything else that is not JSON
       HttpChunk c = parse_http_chunk(j, opt_.api);
       t.sum.text += c.text;

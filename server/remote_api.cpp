@@ -87,8 +87,8 @@ RemoteChunk parse_remote_chunk(const json& j, RemoteApi api) {
   return c;
 }
 
-std::vector<std::string> SseReader::feed(std::string_view bytes) {
-  std::vector<std::string> events;
+std::vector<SseEvent> SseReader::feed(std::string_view bytes) {
+  std::vector<SseEvent> events;
   for (char ch : bytes) {
     if (ch != '\n') {
       line_ += ch;
@@ -96,15 +96,16 @@ std::vector<std::string> SseReader::feed(std::string_view bytes) {
     }
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();
     if (line_.empty()) {  // a blank line ends the event
-      if (has_data_) events.push_back(std::move(data_));
-      data_.clear();
+      if (has_data_) events.push_back(std::move(event_));
+      event_ = {};
       has_data_ = false;
-    } else if (line_.starts_with("data:")) {
+    } else if (const bool error = line_.starts_with("error:"); error || line_.starts_with("data:")) {
       std::string_view v(line_);
-      v.remove_prefix(5);
+      v.remove_prefix(error ? 6 : 5);
       if (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-      if (has_data_) data_ += '\n';
-      data_ += v;
+      if (has_data_) event_.data += '\n';
+      event_.data += v;
+      event_.error |= error;
       has_data_ = true;
     }
     line_.clear();

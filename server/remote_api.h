@@ -52,18 +52,25 @@ struct RemoteChunk {
 };
 RemoteChunk parse_remote_chunk(const nlohmann::json& j, RemoteApi api);
 
+// One server-sent event: its data lines joined by "\n". error: llama-server reports a
+// failure in the middle of a stream with "error:" lines instead of "data:" lines.
+struct SseEvent {
+  std::string data;
+  bool error = false;
+};
+
 // Server-sent events read incrementally: feed() bytes as they arrive (any split, "\n" or
-// "\r\n" line ends) and get the data of each complete event. A "data: [DONE]" event comes
-// back as "[DONE]"; comments and other fields are skipped.
+// "\r\n" line ends) and get each complete event. A "data: [DONE]" event comes back as
+// "[DONE]"; comments and other fields are skipped.
 class SseReader {
  public:
-  std::vector<std::string> feed(std::string_view bytes);
+  std::vector<SseEvent> feed(std::string_view bytes);
   // Bytes of an unfinished event still held (a stream that ends with some is cut short).
-  size_t pending() const { return line_.size() + data_.size(); }
+  size_t pending() const { return line_.size() + event_.data.size(); }
 
  private:
   std::string line_;  // the current, unfinished line
-  std::string data_;  // data lines of the current event so far, joined by "\n"
+  SseEvent event_;    // the current event's data lines so far, joined by "\n"
   bool has_data_ = false;
 };
 

@@ -48,6 +48,7 @@ struct RemoteBackend::Transfer {
   bool stopped = false;   // a stop rule fired: the transfer was ended on purpose
   StopReason stop = StopReason::kEndOfText;
   std::string fim_problem;  // the answer shows the model does not know the FIM template
+  std::string stream_error; // the server reported an error inside the stream
   Timings timings;
   Clock::time_point started;
 };
@@ -158,10 +159,16 @@ size_t RemoteBackend::on_data(char* data, size_t size, size_t n, void* user) {
 }
 
 bool RemoteBackend::take_events(Transfer& t, std::string_view bytes) {
-  for (const std::string& data : t.sse.feed(bytes)) {
+  for (const SseEvent& event : t.sse.feed(bytes)) {
     t.saw_event = true;
-    if (data == "[DONE]") continue;
-    json j = json::parse(data, nullptr, false);
+    if (event.data == "[DONE]") continue;
+    json j = json::parse(event.data, nullptr, false);
+    // A failure reported inside the stream: llama-server's "error:" event, or an OpenAI-style
+    // {"error": ...} object.
+    if (event.error || (j.is_object() && j.contains("error") && !j.contains("choices"))) {
+      t.stream_error = remote_error_message(j.is_object() && j.contains("error") ? j.dump() : event.data);
+      return false;
+    }
     if (j.is_discarded()) continue;
     RemoteChunk c = parse_remote_chunk(j, opt_.api);
     if (c.tokens_reused >= 0) t.timings.tokens_reused = c.tokens_reused;
@@ -237,6 +244,8 @@ void RemoteBackend::done(uint64_t id, CURLcode rc) {
                   "the model behind " + shown_url_ + " does not seem to know the FIM template (its answer contains '" +
                       t.fim_problem + "'); set fimTemplate for the model, or use a code model with fill-in-the-middle",
                   true);
+  if (!t.stream_error.empty())
+    return failed(t, shown_url_ + " failed in the middle of the answer: " + t.stream_error, true);
   if (t.stopped) {
     succeeded();
     CompletionEvent e;

@@ -93,11 +93,19 @@ TEST_CASE("remote api: server-sent events split anywhere") {
     SseReader r;
     std::vector<std::string> got;
     for (size_t i = 0; i < stream.size(); i += step)
-      for (std::string& e : r.feed(std::string_view(stream).substr(i, step))) got.push_back(std::move(e));
+      for (SseEvent& e : r.feed(std::string_view(stream).substr(i, step))) {
+        CHECK(!e.error);
+        got.push_back(std::move(e.data));
+      }
     INFO("step " << step);
     CHECK(got == want);
     CHECK(r.pending() == 0);
   }
+  SseReader err;
+  auto e = err.feed("error: {\"code\":500,\"message\":\"slot failed\"}\n\n");
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].error);
+  CHECK(remote_error_message(e[0].data) == "slot failed");
   SseReader cut;
   CHECK(cut.feed("data: {\"content\":").empty());
   CHECK(cut.pending() > 0);  // a stream that ends here was cut short

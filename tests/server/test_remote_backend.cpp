@@ -289,20 +289,45 @@ TEST_CASE("remote backend: HTTP errors, a model without FIM, a broken stream") {
   CHECK(d.kind == CompletionEvent::Kind::kError);
   CHECK(d.error.find("broke before the answer was complete") != std::string::npos);
 
+  FakeInferenceServer::Reply slot_failed;
+  slot_failed.chunks = {"a"};
+  slot_failed.stream_error = "slot unavailable";
+  server.queue(slot_failed);
+  CompletionEvent f = run_one(6);
+  CHECK(f.kind == CompletionEvent::Kind::kError);
+  CHECK(f.error.find("failed in the middle of the answer: slot unavailable") != std::string::npos);
+
   FakeInferenceServer::Reply bad_request;
   bad_request.status = 400;
   bad_request.error_body = R"({"error":{"message":"the prompt is too long"}})";
   server.queue(bad_request);
   CHECK(run_one(4).error.find("the prompt is too long") != std::string::npos);
-  CHECK(b.consecutive_failures() == 3);  // a request the server disliked does not back off
+  CHECK(b.consecutive_failures() == 4);  // a request the server disliked does not back off
 
   CompletionEvent ok = run_one(5);
   CHECK(ok.kind == CompletionEvent::Kind::kDone);
   CHECK(b.consecutive_failures() == 0);
   // Each distinct problem once, then the recovery.
-  REQUIRE(health.reports.size() == 5);
+  REQUIRE(health.reports.size() == 6);
   CHECK(health.reports.back().first);
   CHECK(health.reports.back().second.find("answers again") != std::string::npos);
+}
+
+TEST_CASE("remote backend: an OpenAI-style error inside the stream") {
+  FakeInferenceServer server;
+  FakeInferenceServer::Reply reply;
+  reply.stream_error = "out of memory";
+  server.set_default(reply);
+  UvLoopRunner loop;
+  RemoteOptions o;
+  o.api = RemoteApi::kOpenAi;
+  o.url = server.url();
+  RemoteBackend b(loop.get(), o, nullptr);
+  Run run;
+  b.start(1, request(), run.callback());
+  REQUIRE(loop.run_until([&] { return run.done(); }));
+  CHECK(run.final->kind == CompletionEvent::Kind::kError);
+  CHECK(run.final->error.find("failed in the middle of the answer: out of memory") != std::string::npos);
 }
 
 TEST_CASE("remote backend: an OpenAI model that writes the FIM markers back is reported") {

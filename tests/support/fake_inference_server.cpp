@@ -205,6 +205,12 @@ void FakeInferenceServer::serve_connection(int fd, int connection) {
       else open = send_chunk(fd, event(chunk(r.chunks[i], false)));
     }
     if (open && r.drop_after >= 0 && static_cast<int>(r.chunks.size()) >= r.drop_after) return;
+    if (open && !r.stream_error.empty()) {
+      // llama-server: an "error:" event; OpenAI-style servers: a data event with "error".
+      json err = {{"code", 500}, {"message", r.stream_error}, {"type", "server_error"}};
+      open = send_chunk(fd, openai ? event({{"error", err}}) : "error: " + err.dump() + "\n\n") && send_all(fd, "0\r\n\r\n");
+      if (open) continue;
+    }
     if (open) open = send_chunk(fd, event(chunk("", true)));
     if (open && openai) open = send_chunk(fd, "data: [DONE]\n\n");
     if (open) open = send_all(fd, "0\r\n\r\n");

@@ -30,6 +30,7 @@ class FakeInferenceServer {
     int first_ms = 0;                 // before the first event (after the headers)
     int chunk_ms = 0;                 // between events
     int drop_after = -1;              // >= 0: close the connection after this many events
+    std::string stream_error;         // non-empty: after the chunks, an error event with this message
   };
 
   struct Request {
