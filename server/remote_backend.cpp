@@ -276,6 +276,10 @@ void RemoteBackend::done(uint64_t id, CURLcode rc) {
       case CURLE_OPERATION_TIMEDOUT:
         why = shown_url_ + " did not answer within " + std::to_string(static_cast<int>(opt_.timeout_ms)) + " ms";
         break;
+      case CURLE_PEER_FAILED_VERIFICATION:
+        why = "the TLS certificate of " + shown_url_ + " is not trusted by this system's certificates (" +
+              curl_easy_strerror(rc) + ")";
+        break;
       case CURLE_GOT_NOTHING:
       case CURLE_PARTIAL_FILE:
       case CURLE_RECV_ERROR:

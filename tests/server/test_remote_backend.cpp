@@ -11,6 +11,7 @@
 #include "server/options.h"
 #include "server/scheduler.h"
 #include "tests/support/fake_inference_server.h"
+#include "tests/support/lsp_client.h"
 #include "tests/support/testing.h"
 #include "tests/support/uv_loop_runner.h"
 
@@ -365,6 +366,40 @@ TEST_CASE("remote backend: a request that takes too long times out") {
   REQUIRE(loop.run_until([&] { return run.done(); }));
   CHECK(Clock::now() - t0 < 1s);
   CHECK(run.final->error.find("did not answer within 200 ms") != std::string::npos);
+}
+
+TEST_CASE("remote backend: https verifies the server's certificate against the system's") {
+  TempDir dir;
+  const std::string key = (dir / "key.pem").string(), cert = (dir / "cert.pem").string();
+  const std::string make = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout '" + key +
+                           "' -out '" + cert + "' -subj /CN=127.0.0.1 -days 1 >/dev/null 2>&1";
+  if (std::system(make.c_str()) != 0) {
+    WARN("no openssl command: TLS not tested");
+    return;
+  }
+  const int port = closed_port();
+  // A self-signed certificate: not among the system's, so the handshake must be refused.
+  Subprocess tls({"/usr/bin/openssl", "s_server", "-quiet", "-accept", std::to_string(port), "-cert", cert, "-key", key, "-www"});
+  UvLoopRunner loop;
+  RemoteOptions o;
+  o.url = "https://127.0.0.1:" + std::to_string(port);
+  o.backoff_min_ms = 10;
+  o.backoff_max_ms = 20;
+  RemoteBackend b(loop.get(), o, nullptr);
+  std::optional<CompletionEvent> final;
+  for (int attempt = 0; attempt < 50; ++attempt) {  // until s_server listens
+    loop.run_until([&] { return b.backoff_left_ms() == 0; });
+    Run run;
+    b.start(static_cast<uint64_t>(attempt + 1), request(), run.callback());
+    REQUIRE(loop.run_until([&] { return run.done(); }));
+    final = run.final;
+    if (final->error.find("cannot connect") == std::string::npos) break;
+  }
+  REQUIRE(final);
+  CHECK(final->kind == CompletionEvent::Kind::kError);
+  CHECK(final->error.find("TLS certificate of https://127.0.0.1:" + std::to_string(port) + "/infill is not trusted") !=
+        std::string::npos);
+  b.close();
 }
 
 TEST_CASE("remote backend options: backend, URL, API key from the environment or a file") {
