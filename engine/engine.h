@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/context_file.h"
 #include "engine/result.h"
 
 namespace wafer {
@@ -31,6 +32,9 @@ struct EngineOptions {
   // keystroke) by shifting their keys instead of recomputing them; 0: off. Approximate:
   // see engine/chunk_reuse.h.
   int chunk_reuse_min = 0;
+  // The FIM prompt format: "auto" (from the model's tokens) or a family name, optionally
+  // with "-spm" (see engine/fim_template.h). An unknown name fails the load.
+  std::string fim_template = "auto";
 };
 
 // What the model is and what it can do, for the server's prompt building and status.
@@ -40,6 +44,7 @@ struct ModelInfo {
   bool has_fim = false;      // false: the model cannot fill in the middle
   int context_length = 0;
   int64_t parameters = 0;
+  std::string fim_template;  // the resolved FIM template, e.g. "qwen" or "starcoder-spm"
 };
 
 // One fill-in-the-middle completion. The engine applies the model's FIM template.
@@ -47,7 +52,10 @@ struct CompletionRequest {
   std::string session_key;        // e.g. the document URI: selects the KV cache to reuse
   std::string prefix;             // text before the cursor (already windowed by the caller)
   std::string suffix;             // text after the cursor
-  std::vector<std::string> extra; // extra context chunks placed before the prefix
+  std::vector<ContextFile> extra; // extra context files placed before the current one
+  std::string file_path;          // the current file, relative to the workspace ("" unknown)
+  std::string repo_name;          // the workspace folder's name ("" unknown)
+  std::string line_comment = "#"; // the language's line comment, for path headers
   int max_tokens = 64;
   double max_prefill_ms = 0;      // 0: no limit
   double max_decode_ms = 0;       // 0: no limit

@@ -35,18 +35,27 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
   if (!fim)
     return make_error("'" + path + "' cannot fill in the middle (inline completion needs a code model with FIM tokens): " +
                       fim.error().message);
+  auto tmpl = parse_fim_template(options.fim_template);
+  if (!tmpl) return make_error(tmpl.error().message);
+  const FimTemplate resolved = resolve_fim_template(*tmpl, *fim, *tokenizer);
   return std::unique_ptr<LocalEngine>(
-      new LocalEngine(options, std::move(*model), std::move(*tokenizer), std::move(*fim)));
+      new LocalEngine(options, std::move(*model), std::move(*tokenizer), std::move(*fim), resolved));
 }
 
-LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, Tokenizer tokenizer, FimTokens fim)
-    : options_(std::move(options)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), fim_(std::move(fim)) {
+LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, Tokenizer tokenizer, FimTokens fim,
+                         FimTemplate fim_template)
+    : options_(std::move(options)),
+      model_(std::move(model)),
+      tokenizer_(std::move(tokenizer)),
+      fim_(std::move(fim)),
+      template_(fim_template) {
   const ModelConfig& c = model_->config();
   int n_ctx = static_cast<int>(c.context_length);
   if (options_.context_length > 0 && (n_ctx <= 0 || options_.context_length < n_ctx)) n_ctx = options_.context_length;
   info_.name = !c.name.empty() ? c.name : std::filesystem::path(options_.model_path).filename().string();
   info_.architecture = std::string(c.arch->name);
   info_.has_fim = true;
+  info_.fim_template = fim_template_name(template_);
   info_.context_length = n_ctx;
   info_.parameters = static_cast<int64_t>(parameter_count(model_->file()));
 
@@ -72,8 +81,9 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   // Room for the answer: the prompt may take the context minus max_tokens (at most half).
   const size_t n_ctx = static_cast<size_t>(info_.context_length);
   const size_t answer = std::min(static_cast<size_t>(std::max(request.max_tokens, 1)), n_ctx / 2);
-  const std::vector<TokenId> prompt = build_fim_prompt_within(
-      tokenizer_, fim_, FimParts{&request.extra, request.prefix, request.suffix}, n_ctx - answer);
+  FimParts parts{&request.extra, request.prefix, request.suffix, request.file_path, request.repo_name,
+                 request.line_comment};
+  const std::vector<TokenId> prompt = build_fim_prompt_within(tokenizer_, fim_, template_, parts, n_ctx - answer);
   ctx.timings.tokenize_ms = ms_between(t_locked, Clock::now());
 
   auto session = sessions_->acquire(request.session_key);

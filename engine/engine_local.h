@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "engine/fim_tokens.h"
+#include "engine/fim_template.h"
 #include "engine/model.h"
 #include "engine/session_pool.h"
 #include "engine/threadpool.h"
@@ -30,12 +31,14 @@ class LocalEngine final : public Engine {
   const SessionPool& sessions() const { return *sessions_; }
 
  private:
-  LocalEngine(EngineOptions options, std::unique_ptr<Model> model, Tokenizer tokenizer, FimTokens fim);
+  LocalEngine(EngineOptions options, std::unique_ptr<Model> model, Tokenizer tokenizer, FimTokens fim,
+              FimTemplate fim_template);
 
   EngineOptions options_;
   std::unique_ptr<Model> model_;
   Tokenizer tokenizer_;
   FimTokens fim_;
+  FimTemplate template_;
   ModelInfo info_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<SessionPool> sessions_;

@@ -86,11 +86,6 @@ void collect(const Snapshot& s, TSNode n, const grammars::LanguageRules& rules, 
 
 bool overlaps(size_t a0, size_t a1, size_t b0, size_t b1) { return a0 < b1 && b0 < a1; }
 
-std::string_view path_of(std::string_view uri) {
-  if (uri.starts_with("file://")) uri.remove_prefix(7);
-  return uri;
-}
-
 }  // namespace
 
 std::vector<Definition> find_definitions(const Snapshot& s, const TSTree* tree, const grammars::LanguageRules& rules,
@@ -119,27 +114,27 @@ std::vector<std::string> identifiers_in(std::string_view text) {
   return {seen.begin(), seen.end()};
 }
 
-std::vector<std::string> build_extra_context(const std::vector<std::string>& referenced,
+std::vector<ContextFile> build_extra_context(const std::vector<std::string>& referenced,
                                              const std::vector<ExtraSource>& sources, int budget_tokens) {
-  std::vector<std::string> chunks;
+  std::vector<ContextFile> chunks;
   if (budget_tokens <= 0 || referenced.empty()) return chunks;
   size_t used = 0;
   std::set<std::string> taken;  // snippet texts already placed
   for (const ExtraSource& src : sources) {
     if (!src.definitions) continue;
     std::string chunk;
+    const size_t header_cost = estimate_tokens(src.path) + 1;
     for (const Definition& d : *src.definitions) {
       if (!std::binary_search(referenced.begin(), referenced.end(), d.name)) continue;
       if (src.current && overlaps(d.start, d.end, src.window_begin, src.window_end)) continue;
       if (taken.count(d.snippet)) continue;
-      std::string header = chunk.empty() ? std::string(path_of(src.uri)) + "\n" : std::string();
-      size_t cost = estimate_tokens(header) + estimate_tokens(d.snippet) + 1;
+      size_t cost = (chunk.empty() ? header_cost : 0) + estimate_tokens(d.snippet) + 1;
       if (used + cost > static_cast<size_t>(budget_tokens)) continue;
       used += cost;
       taken.insert(d.snippet);
-      chunk += header + d.snippet + "\n";
+      chunk += d.snippet + "\n";
     }
-    if (!chunk.empty()) chunks.push_back(std::move(chunk));
+    if (!chunk.empty()) chunks.push_back({src.path, std::move(chunk)});
   }
   return chunks;
 }

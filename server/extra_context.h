@@ -1,8 +1,7 @@
 // Extra context for the prompt: definitions and signatures of the names used near the
 // cursor, found with tree-sitter in the other open documents and in the same document
-// beyond the window. They go before the FIM prefix, one chunk per file ("path\n" + the
-// snippets, which is the file-separator form Qwen2.5-Coder's repository-level prompts
-// use), in a stable order (by URI, then by position) so that the prompt start does not
+// beyond the window. They go before the FIM prefix, one ContextFile per file (its path
+// and the snippets; the FIM template decides how a file is introduced), in a stable order (by URI, then by position) so that the prompt start does not
 // change while the user types on one line, within their own token budget, and never
 // repeating what the window already shows.
 #pragma once
@@ -12,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/context_file.h"
 #include "grammars/language_rules.h"
 #include "server/documents.h"
 #include "server/syntax.h"
@@ -35,7 +35,7 @@ std::vector<Definition> find_definitions(const Snapshot& s, const TSTree* tree, 
 std::vector<std::string> identifiers_in(std::string_view text);
 
 struct ExtraSource {
-  std::string uri;
+  std::string path;  // the name the prompt shows (see server/prompt_paths.h)
   const std::vector<Definition>* definitions = nullptr;
   size_t window_begin = 0, window_end = 0;  // the current document: skip what the window shows
   bool current = false;
@@ -44,7 +44,7 @@ struct ExtraSource {
 // The chunks to place before the prefix, within budget_tokens (estimated). Sources are
 // taken in the given order; the caller passes other documents sorted by URI, then the
 // current one.
-std::vector<std::string> build_extra_context(const std::vector<std::string>& referenced,
+std::vector<ContextFile> build_extra_context(const std::vector<std::string>& referenced,
                                              const std::vector<ExtraSource>& sources, int budget_tokens);
 
 }  // namespace wafer

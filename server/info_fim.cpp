@@ -5,6 +5,7 @@
 #include <array>
 #include <utility>
 
+#include "engine/fim_template.h"
 #include "engine/fim_tokens.h"
 #include "engine/tokenizer_gguf.h"
 #include "server/model_info.h"
@@ -51,6 +52,7 @@ FimReport describe_fim(const GgufFile& file) {
   add("pad", fim->pad);
   add("repo", fim->repo);
   add("file_sep", fim->file_sep);
+  report.format = fim_template_name(resolve_fim_template(FimTemplate{}, *fim, *tok));
   report.source = file.has("tokenizer.ggml.fim_pre_token_id") ? "metadata"
                                                                : "vocabulary, " + fim->family + " token names";
   return report;

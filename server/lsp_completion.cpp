@@ -7,6 +7,7 @@
 #include "server/context.h"
 #include "server/filters.h"
 #include "server/lsp_server.h"
+#include "server/prompt_paths.h"
 #include "server/settings.h"
 #include "server/stop_rules.h"
 
@@ -61,7 +62,7 @@ const std::vector<Definition>& LspServer::definitions(const std::string& uri, co
   return d.list;
 }
 
-std::vector<std::string> LspServer::extra_context(const std::string& uri, const Workspace::View& view,
+std::vector<ContextFile> LspServer::extra_context(const std::string& uri, const Workspace::View& view,
                                                   size_t window_begin, size_t window_end,
                                                   std::string_view window_without_cursor_line, int budget_tokens) {
   if (budget_tokens <= 0 || !view.language) return {};
@@ -72,11 +73,11 @@ std::vector<std::string> LspServer::extra_context(const std::string& uri, const 
     if (other == uri) continue;
     std::optional<Workspace::View> v = workspace_.get(other);
     if (!v || !v->language || !related_languages(v->language->name, view.language->name)) continue;
-    sources.push_back({other, &definitions(other, *v), 0, 0, false});
+    sources.push_back({prompt_path(root_uri_, other), &definitions(other, *v), 0, 0, false});
   }
   // The same document beyond the window (nothing to add when the window holds it all).
   if (window_begin > 0 || window_end < view.snapshot->text.size())
-    sources.push_back({uri, &definitions(uri, view), window_begin, window_end, true});
+    sources.push_back({prompt_path(root_uri_, uri), &definitions(uri, view), window_begin, window_end, true});
   return build_extra_context(referenced, sources, budget_tokens);
 }
 
@@ -143,6 +144,10 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
     ctx.request.extra = extra_context(uri, *view, ctx.prefix_begin, ctx.suffix_end, window_text, extra_tokens);
     if (!ctx.request.extra.empty()) stats_.count("extra_context");
   }
+  ctx.request.file_path = prompt_path(root_uri_, uri);
+  ctx.request.repo_name = repo_name_of(root_uri_);
+  if (const grammars::LanguageRules* rules = view->language ? grammars::language_rules(view->language->name) : nullptr)
+    ctx.request.line_comment = std::string(rules->line_comment);
   auto facts = std::make_shared<const CursorFacts>(std::move(ctx.facts));
   job.request = std::move(ctx.request);
   // Runs on the engine thread: reads only the immutable facts.

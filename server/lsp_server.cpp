@@ -89,6 +89,7 @@ void LspServer::on_initialize(const json& params, Reply reply) {
     if (e == "utf-8") encoding_ = lsp::PositionEncoding::kUtf8;
   client_progress_ = p.work_done_progress;
   trace_ = p.trace;
+  root_uri_ = p.root_uri;
   initialize_seen_ = true;
   phase_ = Phase::kInitialized;
   json caps = {

@@ -72,7 +72,7 @@ class LspServer {
 
   // lsp_completion.cpp
   void on_completion(const nlohmann::json& params, jsonrpc::Reply reply, bool inline_kind);
-  std::vector<std::string> extra_context(const std::string& uri, const Workspace::View& view, size_t window_begin,
+  std::vector<ContextFile> extra_context(const std::string& uri, const Workspace::View& view, size_t window_begin,
                                          size_t window_end, std::string_view window_without_cursor_line,
                                          int budget_tokens);
   void on_completion_feedback(const nlohmann::json& params, bool partial_accept);
@@ -99,6 +99,7 @@ class LspServer {
   lsp::PositionEncoding encoding_ = lsp::PositionEncoding::kUtf16;
   bool client_progress_ = false;
   std::string trace_ = "off";
+  std::string root_uri_;  // the workspace root from initialize: names files in prompts
   int load_generation_ = 0;      // ignores the result of a load superseded by a newer one
   std::string last_model_error_; // shown once per distinct failure
   bool model_loading_ = false;   // requests queue behind the load instead of being refused

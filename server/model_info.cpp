@@ -150,7 +150,7 @@ std::string info_text(const ModelInfo& m) {
   } else {
     std::string t;
     for (const FimToken& f : m.fim.tokens) t += (t.empty() ? "" : ", ") + f.role + " " + std::to_string(f.id) + " " + f.text;
-    line(s, "fim", t + " (from " + m.fim.source + ")");
+    line(s, "fim", t + " (from " + m.fim.source + "; prompt format " + m.fim.format + ")");
   }
   return s;
 }
@@ -198,7 +198,7 @@ nlohmann::json info_json(const ModelInfo& m) {
   j["tokenizer"] = {{"model", m.tokenizer_model}, {"pre", m.tokenizer_pre}, {"tokens", m.n_tokens}};
   json fim = json::array();
   for (const FimToken& f : m.fim.tokens) fim.push_back({{"role", f.role}, {"id", f.id}, {"text", f.text}});
-  j["fim"] = {{"tokens", fim}, {"source", m.fim.source}};
+  j["fim"] = {{"tokens", fim}, {"source", m.fim.source}, {"format", m.fim.format}};
   return j;
 }
 

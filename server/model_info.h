@@ -40,6 +40,7 @@ struct FimToken {
 struct FimReport {
   std::vector<FimToken> tokens;
   std::string source;  // where they came from, e.g. "metadata"; "" when none were found
+  std::string format;  // the prompt format chosen automatically, e.g. "qwen" (engine/fim_template.h)
 };
 
 struct ModelInfo {

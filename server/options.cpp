@@ -6,6 +6,8 @@
 #include <functional>
 #include <string_view>
 
+#include "engine/fim_template.h"
+
 namespace wafer {
 namespace {
 
@@ -68,6 +70,14 @@ const std::vector<Flag>& flags() {
        [](Options& o, std::string_view v) { return parse_number("--chunk-reuse", v, o.chunk_reuse, 0, 1 << 20); },
        "reuse cached spans of at least N tokens that moved (the suffix after a keystroke) instead of recomputing "
        "them (default 0: off)"},
+      {"--fim-format", "lsp", true,
+       [](Options& o, std::string_view v) {
+         if (auto t = parse_fim_template(v); !t) return Status(make_error("--fim-format: " + t.error().message));
+         o.fim_format = v;
+         return Status{};
+       },
+       "FIM prompt format: auto (from the model's tokens), qwen, starcoder, deepseek, codellama, codegemma or "
+       "generic, each optionally with -spm (suffix first: a keystroke reuses the whole cached prompt)"},
       {"--listen", "lsp", true,
        [](Options& o, std::string_view v) { o.listen = v; return Status{}; },
        "serve LSP on loopback TCP HOST:PORT instead of stdio"},

@@ -22,6 +22,7 @@ struct Options {
   std::string model;
   int threads = 0;                    // 0: one per physical core
   int context = 4096;
+  std::string fim_format = "auto";    // FIM prompt format: auto or a family, optionally -spm (engine/fim_template.h)
   int chunk_reuse = 0;                // move cached spans >= this many tokens (0: off); see README
 
   // lsp

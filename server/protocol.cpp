@@ -160,6 +160,13 @@ void from_json(const json& j, InitializeParams& v) {
     v.initialization_options = *o;
   }
   read_optional(j, "trace", v.trace);
+  // The workspace root only names files in prompts: a missing or odd value is not an error.
+  if (auto f = j.find("workspaceFolders"); f != j.end() && f->is_array() && !f->empty() && (*f)[0].is_object()) {
+    if (auto u = (*f)[0].find("uri"); u != (*f)[0].end() && u->is_string()) v.root_uri = u->get<std::string>();
+  }
+  if (auto u = j.find("rootUri"); v.root_uri.empty() && u != j.end() && u->is_string()) v.root_uri = u->get<std::string>();
+  if (auto u = j.find("rootPath"); v.root_uri.empty() && u != j.end() && u->is_string() && !u->get<std::string>().empty())
+    v.root_uri = "file://" + u->get<std::string>();
 }
 
 void from_json(const json& j, SetTraceParams& v) { read(j, "value", v.value); }

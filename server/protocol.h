@@ -111,6 +111,7 @@ struct InitializeParams {
   bool work_done_progress = false;              // capabilities.window.workDoneProgress
   json initialization_options;                  // null when absent
   std::string trace = "off";
+  std::string root_uri;  // workspaceFolders[0].uri, else rootUri, else file:// + rootPath ("" none)
 };
 
 struct SetTraceParams {

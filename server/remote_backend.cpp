@@ -104,7 +104,8 @@ void RemoteBackend::start(uint64_t id, const CompletionRequest& request, Complet
   RemoteRequest r;
   r.prefix = request.prefix;
   r.suffix = request.suffix;
-  r.extra = request.extra;
+  // Extra context as "path" line + text chunks (the remote wire formats' shape).
+  for (const ContextFile& f : request.extra) r.extra.push_back(f.path + "\n" + f.text);
   r.max_tokens = request.max_tokens;
   r.stop = request.stop;
   r.model = opt_.model;
@@ -113,7 +114,7 @@ void RemoteBackend::start(uint64_t id, const CompletionRequest& request, Complet
     r.max_predict_ms = request.max_decode_ms > 0 ? request.max_decode_ms : opt_.max_predict_ms;
     t->body = llama_infill_body(r).dump(-1, ' ', false, json::error_handler_t::replace);
   } else {
-    r.prompt = render_fim_prompt(opt_.fim_template, request.prefix, request.suffix, request.extra);
+    r.prompt = render_fim_prompt(opt_.fim_template, request.prefix, request.suffix, r.extra);
     t->body = openai_completion_body(r).dump(-1, ' ', false, json::error_handler_t::replace);
   }
 

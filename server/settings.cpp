@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/fim_template.h"
+
 namespace wafer {
 namespace {
 
@@ -36,6 +38,11 @@ Status apply_settings(Options& o, const json& settings_in) {
   }
   if (next.backend != "local" && next.backend != "llama-server" && next.backend != "openai")
     return make_error("backend: expected \"local\", \"llama-server\" or \"openai\", got \"" + next.backend + "\"");
+  if (auto it = s->find("fimFormat"); it != s->end() && !it->is_null()) {
+    if (!it->is_string()) return make_error(std::string("fimFormat: expected a string, got ") + it->type_name());
+    if (auto t = parse_fim_template(it->get<std::string>()); !t) return make_error("fimFormat: " + t.error().message);
+    next.fim_format = it->get<std::string>();
+  }
   for (auto [key, lo, hi, field] : {std::tuple{"threads", 0, 1024, &next.threads},
                                     std::tuple{"contextLength", 16, 1 << 20, &next.context},
                                     std::tuple{"chunkReuse", 0, 1 << 20, &next.chunk_reuse},
@@ -70,6 +77,7 @@ EngineOptions engine_options(const Options& o) {
   e.threads = o.threads;
   e.context_length = o.context;
   e.chunk_reuse_min = o.chunk_reuse;
+  e.fim_template = o.fim_format;
   return e;
 }
 
@@ -77,7 +85,7 @@ bool engine_changed(const Options& a, const Options& b) {
   return a.model != b.model || a.threads != b.threads || a.context != b.context || a.fake_engine != b.fake_engine ||
          a.chunk_reuse != b.chunk_reuse || a.backend != b.backend || a.backend_url != b.backend_url ||
          a.backend_model != b.backend_model || a.api_key_env != b.api_key_env || a.api_key_file != b.api_key_file ||
-         a.fim_template != b.fim_template || a.backend_timeout_ms != b.backend_timeout_ms;
+         a.fim_template != b.fim_template || a.fim_format != b.fim_format || a.backend_timeout_ms != b.backend_timeout_ms;
 }
 
 bool language_enabled(const Options& o, std::string_view language_id) {

@@ -30,7 +30,7 @@ size_t common_prefix(const std::vector<TokenId>& a, const std::vector<TokenId>& 
 std::vector<TokenId> prompt_of(const LocalEngine& e, const std::string& prefix, const std::string& suffix) {
   auto fim = find_fim_tokens(e.tokenizer());
   REQUIRE(fim.ok());
-  return build_fim_prompt(e.tokenizer(), *fim, FimParts{nullptr, prefix, suffix});
+  return build_fim_prompt(e.tokenizer(), *fim, FimTemplate{}, FimParts{nullptr, prefix, suffix});
 }
 
 }  // namespace
@@ -182,7 +182,7 @@ TEST_CASE("engine: a prompt longer than the context is cut to fit, nearest the c
   REQUIRE(fim.ok());
   const std::string prefix = std::string(150, 'x') + "def near_cursor(";
   bool cut = false;
-  const auto p = build_fim_prompt_within(f.engine->tokenizer(), *fim, FimParts{nullptr, prefix, std::string(100, 'y')}, 60, &cut);
+  const auto p = build_fim_prompt_within(f.engine->tokenizer(), *fim, FimTemplate{}, FimParts{nullptr, prefix, std::string(100, 'y')}, 60, &cut);
   CHECK(cut);
   REQUIRE(p.size() <= 60);
   CHECK(p.front() == fim->prefix);
@@ -195,9 +195,9 @@ TEST_CASE("engine: a prompt longer than the context is cut to fit, nearest the c
   CHECK(prefix.substr(prefix.size() - kept_prefix.size()) == kept_prefix);
   CHECK(suffix_at + 1 < p.end() - 1);  // some suffix is kept
   // A prompt that fits is untouched.
-  const auto small = build_fim_prompt_within(f.engine->tokenizer(), *fim, FimParts{nullptr, "a", "b"}, 60, &cut);
+  const auto small = build_fim_prompt_within(f.engine->tokenizer(), *fim, FimTemplate{}, FimParts{nullptr, "a", "b"}, 60, &cut);
   CHECK_FALSE(cut);
-  CHECK(small == build_fim_prompt(f.engine->tokenizer(), *fim, FimParts{nullptr, "a", "b"}));
+  CHECK(small == build_fim_prompt(f.engine->tokenizer(), *fim, FimTemplate{}, FimParts{nullptr, "a", "b"}));
 }
 
 TEST_CASE("engine: cancelled before it starts", "[engine]") {

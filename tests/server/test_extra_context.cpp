@@ -81,21 +81,24 @@ TEST_CASE("extra context: chunks by file in the given order, within budget, not 
   Doc cur("python", "def local_helper():\n    return 1\n\nvalue = price(Cart())\nlocal_helper()\n");
   auto da = defs_of(a), db = defs_of(b), dc = defs_of(cur);
   std::vector<std::string> refs = identifiers_in("value = price(Cart())\nlocal_helper()\n");
-  std::vector<ExtraSource> sources{{"file:///p/a.py", &da, 0, 0, false},
-                                   {"file:///p/b.py", &db, 0, 0, false},
-                                   {"file:///p/cur.py", &dc, 33, cur.snap->text.size(), true}};
+  std::vector<ExtraSource> sources{{"a.py", &da, 0, 0, false},
+                                   {"b.py", &db, 0, 0, false},
+                                   {"cur.py", &dc, 33, cur.snap->text.size(), true}};
   auto chunks = build_extra_context(refs, sources, 1000);
   REQUIRE(chunks.size() == 3);
-  CHECK(chunks[0] == "/p/a.py\ndef price(x):\n    return x * 2\n");
-  CHECK(chunks[1] == "/p/b.py\nclass Cart:\n    pass\n");
-  CHECK(chunks[2] == "/p/cur.py\ndef local_helper():\n    return 1\n");  // outside the window
+  CHECK(chunks[0].path == "a.py");
+  CHECK(chunks[0].text == "def price(x):\n    return x * 2\n");
+  CHECK(chunks[1].path == "b.py");
+  CHECK(chunks[1].text == "class Cart:\n    pass\n");
+  CHECK(chunks[2].path == "cur.py");
+  CHECK(chunks[2].text == "def local_helper():\n    return 1\n");  // outside the window
   // The window covers local_helper: not repeated.
   sources[2].window_begin = 0;
   CHECK(build_extra_context(refs, sources, 1000).size() == 2);
   // A tight budget keeps what fits, in order.
   auto small = build_extra_context(refs, sources, 14);
   REQUIRE(small.size() == 1);
-  CHECK(small[0].starts_with("/p/a.py\n"));
+  CHECK(small[0].path == "a.py");
   CHECK(build_extra_context(refs, sources, 0).empty());
   CHECK(build_extra_context({}, sources, 1000).empty());
 }

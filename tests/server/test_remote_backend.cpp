@@ -77,7 +77,7 @@ TEST_CASE("remote backend: llama-server /infill request shape and streamed answe
   RemoteBackend b(loop.get(), o, nullptr);
   CHECK(b.name() == "llama-server");
   CompletionRequest r = request("class A:\n    def add(", "\n\nx = 1\n");
-  r.extra = {"util.py\ndef helper():\n    pass\n"};
+  r.extra = {{"util.py", "def helper():\n    pass\n"}};
   Run run;
   b.start(1, r, run.callback());
   REQUIRE(loop.run_until([&] { return run.done(); }));
@@ -146,7 +146,7 @@ TEST_CASE("remote backend: OpenAI /v1/completions with a FIM prompt, model and s
   RemoteBackend b(loop.get(), o, nullptr);
   CHECK(b.name() == "openai");
   CompletionRequest r = request("a = 0\n", "");
-  r.extra = {"b.py\nB = 1\n"};
+  r.extra = {{"b.py", "B = 1\n"}};
   r.stop = {"\n\n"};
   Run run;
   b.start(7, r, run.callback());

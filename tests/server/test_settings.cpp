@@ -20,6 +20,8 @@ TEST_CASE("settings: keys overlay the options and win over flags", "[settings]")
   CHECK(o.threads == 3);
   CHECK(engine_options(o).context_length == 2048);
   CHECK(engine_options(o).chunk_reuse_min == 32);
+  REQUIRE(apply_settings(o, json::parse(R"({"fimFormat":"starcoder-spm"})")));
+  CHECK(engine_options(o).fim_template == "starcoder-spm");
   REQUIRE(apply_settings(o, nullptr));
 }
 
@@ -33,6 +35,11 @@ TEST_CASE("settings: a bad value names the key and changes nothing", "[settings]
   CHECK_FALSE(apply_settings(o, json::parse(R"({"model":7})")));
   CHECK_FALSE(apply_settings(o, json::parse(R"({"threads":-1})")));
   CHECK_FALSE(apply_settings(o, json::parse("[1]")));
+  Status f = apply_settings(o, json::parse(R"({"fimFormat":"qwen3"})"));
+  REQUIRE_FALSE(f);
+  CHECK(f.error().message.find("fimFormat: unknown FIM template 'qwen3'") == 0);
+  CHECK_FALSE(apply_settings(o, json::parse(R"({"fimFormat":1})")));
+  CHECK(o.fim_format == "auto");
 }
 
 TEST_CASE("settings: only engine settings require a reload", "[settings]") {
@@ -44,6 +51,9 @@ TEST_CASE("settings: only engine settings require a reload", "[settings]") {
   Options c;
   c.chunk_reuse = 16;
   CHECK(engine_changed(a, c));
+  Options d;
+  d.fim_format = "qwen-spm";
+  CHECK(engine_changed(a, d));
 }
 
 TEST_CASE("settings: remote backend keys; a change of backend re-creates it", "[settings]") {
