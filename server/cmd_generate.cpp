@@ -18,6 +18,7 @@
 #include "engine/tokenizer.h"
 #include "engine/tokenizer_gguf.h"
 #include "server/commands.h"
+#include "server/model_catalog.h"
 
 namespace wafer {
 
@@ -70,7 +71,9 @@ int run_generate(const Options& o) {
                          "(try 'wafer generate --help')\n");
     return kExitUsage;
   }
-  auto model = Model::load(path);
+  auto resolved = resolve_model_path(path, o.cache_dir);
+  if (!resolved) return fail(resolved.error().message);
+  auto model = Model::load(*resolved);
   if (!model) return fail(model.error().message);
   const ModelConfig& c = (*model)->config();
 

@@ -6,6 +6,7 @@
 
 #include "engine/gguf.h"
 #include "server/commands.h"
+#include "server/model_catalog.h"
 #include "server/model_info.h"
 #include "server/residency.h"
 
@@ -18,6 +19,12 @@ int run_info(const Options& o) {
     std::fprintf(stderr, "wafer info: expected one MODEL.gguf (try 'wafer info --help')\n");
     return kExitUsage;
   }
+  auto resolved = resolve_model_path(path, o.cache_dir);
+  if (!resolved) {
+    std::fprintf(stderr, "wafer info: %s\n", resolved.error().message.c_str());
+    return kExitFailure;
+  }
+  path = *resolved;
   auto file = GgufFile::open(path);
   if (!file) {
     std::fprintf(stderr, "wafer info: %s\n", file.error().message.c_str());

@@ -12,6 +12,7 @@
 #include "engine/gguf.h"
 #include "engine/tokenizer_gguf.h"
 #include "server/commands.h"
+#include "server/model_catalog.h"
 
 namespace wafer {
 
@@ -33,6 +34,12 @@ int run_tokenize(const Options& o) {
     std::ios::sync_with_stdio(false);
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
+  auto resolved = resolve_model_path(path, o.cache_dir);
+  if (!resolved) {
+    std::fprintf(stderr, "wafer tokenize: %s\n", resolved.error().message.c_str());
+    return kExitFailure;
+  }
+  path = *resolved;
   Result<GgufFile> file = GgufFile::open(path);
   if (!file) {
     std::fprintf(stderr, "wafer tokenize: %s\n", file.error().message.c_str());

@@ -4,6 +4,7 @@
 
 #include "engine/version.h"
 #include "server/fake_engine.h"
+#include "server/model_catalog.h"
 #include "server/remote_backend.h"
 #include "server/settings.h"
 
@@ -245,7 +246,15 @@ void LspServer::load_model() {
           else loaded->emplace(script.error());
           return;
         }
-        Result<std::unique_ptr<Engine>> r = load_engine(eo);
+        // A catalogue name (`wafer pull NAME`) means the cached download.
+        Result<std::string> path = resolve_model_path(eo.model_path, "");
+        if (!path) {
+          loaded->emplace(path.error());
+          return;
+        }
+        EngineOptions resolved = eo;
+        resolved.model_path = *path;
+        Result<std::unique_ptr<Engine>> r = load_engine(resolved);
         if (r) loaded->emplace(std::shared_ptr<Engine>(std::move(r).value()));
         else loaded->emplace(r.error());
       },

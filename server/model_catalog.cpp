@@ -86,4 +86,20 @@ Result<std::filesystem::path> model_cache_dir(const std::string& override_dir) {
   return make_error("no cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir");
 }
 
+Result<std::string> resolve_model_path(const std::string& model, const std::string& cache_dir_override) {
+  std::error_code ec;
+  if (model.empty() || std::filesystem::is_regular_file(model, ec)) return model;
+  for (const CatalogModel& m : model_catalog()) {
+    if (m.name != model) continue;
+    auto dir = model_cache_dir(cache_dir_override);
+    if (!dir) return dir.error();
+    const std::filesystem::path cached = *dir / m.file;
+    if (std::filesystem::is_regular_file(cached, ec)) return cached.string();
+    return make_error("model '" + model + "' is not downloaded yet (looked for " + cached.string() +
+                      "); run: wafer pull " + model);
+  }
+  if (model.find('/') != std::string::npos || model.ends_with(".gguf")) return model;
+  return make_error("'" + model + "' is neither a model file nor a catalogue name (wafer pull --list shows the names)");
+}
+
 }  // namespace wafer

@@ -40,4 +40,11 @@ Result<PullTarget> resolve_pull_target(std::string_view name_or_url, std::string
 // --cache-dir if given, else $XDG_CACHE_HOME/wafer/models, else $HOME/.cache/wafer/models.
 Result<std::filesystem::path> model_cache_dir(const std::string& override_dir);
 
+// What a --model / "model" value names: an existing file as given; else a catalogue name
+// ("qwen2.5-coder-1.5b") that `wafer pull` stored in the cache directory; else the value
+// unchanged when it looks like a path (the loader then says the file is missing). A
+// catalogue name that was not pulled yet, or a bare word that is neither, is an error that
+// says what to run.
+Result<std::string> resolve_model_path(const std::string& model, const std::string& cache_dir_override);
+
 }  // namespace wafer

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -56,4 +57,21 @@ TEST_CASE("wafer info: unreadable or broken files are one line on stderr and exi
   auto none = test::run_wafer("info");
   CHECK(none.status == 2);
   CHECK(none.err.find("expected one MODEL.gguf") != std::string::npos);
+}
+
+TEST_CASE("wafer info NAME reads a model `wafer pull NAME` stored in the cache", "[cli][info][pull]") {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "wafer" / "models");
+  REQUIRE(write_synthetic_model(SyntheticModelSpec{}, dir / "wafer" / "models" / "qwen2.5-coder-0.5b-q8_0.gguf").ok());
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old ? old : "";
+  setenv("XDG_CACHE_HOME", dir.path().c_str(), 1);
+  auto pulled = test::run_wafer("info qwen2.5-coder-0.5b");
+  auto not_pulled = test::run_wafer("info qwen2.5-coder-1.5b");
+  if (old) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  else unsetenv("XDG_CACHE_HOME");
+  CHECK(pulled.status == 0);
+  CHECK(pulled.out.find("architecture  llama\n") != std::string::npos);
+  CHECK(not_pulled.status == 1);
+  CHECK(not_pulled.err.find("run: wafer pull qwen2.5-coder-1.5b") != std::string::npos);
 }

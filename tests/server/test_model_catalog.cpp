@@ -2,9 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 
 #include "server/model_catalog.h"
+#include "tests/support/testing.h"
 
 using namespace wafer;
 
@@ -70,4 +72,27 @@ TEST_CASE("cache directory: --cache-dir, then XDG_CACHE_HOME, then ~/.cache", "[
 
   if (old_xdg) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
   if (old_home) setenv("HOME", saved_home.c_str(), 1);
+}
+
+TEST_CASE("model argument: a file as given, a pulled catalogue name from the cache, else a message to pull",
+          "[pull][catalog]") {
+  test::TempDir dir;
+  const std::string cache = (dir / "cache").string();
+  const CatalogModel& m = model_catalog()[0];
+  const std::string name(m.name);
+  test::write_file(dir / "local.gguf", "GGUF");
+  CHECK(*resolve_model_path((dir / "local.gguf").string(), cache) == (dir / "local.gguf").string());
+  CHECK(*resolve_model_path("", cache) == "");
+  CHECK(*resolve_model_path("/no/such/dir/m.gguf", cache) == "/no/such/dir/m.gguf");  // the loader says it is missing
+
+  auto missing = resolve_model_path(name, cache);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("run: wafer pull " + name) != std::string::npos);
+  std::filesystem::create_directories(dir / "cache");
+  test::write_file(dir / "cache" / std::string(m.file), "GGUF");
+  CHECK(*resolve_model_path(name, cache) == (dir / "cache" / std::string(m.file)).string());
+
+  auto word = resolve_model_path("qwen-coder-giant", cache);
+  REQUIRE_FALSE(word.ok());
+  CHECK(word.error().message.find("wafer pull --list") != std::string::npos);
 }
