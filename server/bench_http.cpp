@@ -202,7 +202,10 @@ json http_request_body(const HttpTargetOptions& o, const std::string& prefix, co
   r.stream = o.stream;
   if (o.api == HttpApi::kLlamaCpp) return llama_infill_body(r);
   r.model = o.model;
-  r.prompt = render_fim_prompt(o.fim_template, prefix, suffix, {});
+  CompletionRequest fim;
+  fim.prefix = prefix;
+  fim.suffix = suffix;
+  r.prompt = remote_fim_prompt(o.fim_template, FimTemplate{}, fim);
   return openai_completion_body(r);
 }
 

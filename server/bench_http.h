@@ -22,7 +22,7 @@ struct HttpTargetOptions {
   std::string url;   // base URL (http://127.0.0.1:8080) or the full endpoint URL
   HttpApi api = HttpApi::kLlamaCpp;
   std::string model;         // OpenAI "model" field (omitted when empty)
-  std::string fim_template{kDefaultFimTemplate};
+  std::string fim_template;  // custom prompt text; empty: Qwen2.5-Coder's format (remote_prompt.h)
   int max_tokens = 64;
   bool stream = true;
   int prefix_lines = 60, suffix_lines = 20;

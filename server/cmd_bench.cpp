@@ -67,7 +67,8 @@ LspTargetOptions wafer_lsp(const Options& o) {
     if (!o.api_key_env.empty()) add("--api-key-env", o.api_key_env);
     if (!o.api_key_file.empty()) add("--api-key-file", o.api_key_file);
     add("--backend-timeout-ms", std::to_string(o.backend_timeout_ms));
-    add("--fim-template", o.fim_template);
+    if (!o.fim_template.empty()) add("--fim-template", o.fim_template);
+    if (o.fim_format != "auto") add("--fim-format", o.fim_format);
     name += " --backend " + o.backend;
   }
   if (o.threads > 0) add("--threads", std::to_string(o.threads));

@@ -70,7 +70,7 @@ const std::vector<Flag>& flags() {
        [](Options& o, std::string_view v) { return parse_number("--chunk-reuse", v, o.chunk_reuse, 0, 1 << 20); },
        "reuse cached spans of at least N tokens that moved (the suffix after a keystroke) instead of recomputing "
        "them (default 0: off)"},
-      {"--fim-format", "lsp", true,
+      {"--fim-format", "lsp bench", true,
        [](Options& o, std::string_view v) {
          if (auto t = parse_fim_template(v); !t) return Status(make_error("--fim-format: " + t.error().message));
          o.fim_format = v;
@@ -252,8 +252,8 @@ const std::vector<Flag>& flags() {
        "bench infill --api openai: the \"model\" field"},
       {"--fim-template", "lsp bench", true,
        [](Options& o, std::string_view v) { o.fim_template = v; return Status{}; },
-       "--backend openai, bench infill --api openai: the prompt, {extra}, {prefix} and {suffix} replaced "
-       "(default Qwen2.5-Coder's)"},
+       "--backend openai, bench infill --api openai: a custom prompt, {extra}, {prefix} and {suffix} replaced "
+       "(default: the --fim-format family's own; auto: Qwen2.5-Coder's)"},
   };
   return table;
 }

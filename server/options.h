@@ -85,9 +85,10 @@ struct Options {
   std::string url;                    // bench infill: the endpoint's base URL
   std::string api = "llamacpp";       // bench infill: llamacpp (/infill) or openai (/v1/completions)
   std::string api_model;              // bench infill --api openai: the "model" field
-  // The FIM prompt for OpenAI-compatible servers (lsp --backend openai, bench infill --api
-  // openai): {extra}, {prefix}, {suffix} replaced (server/remote_prompt.h).
-  std::string fim_template = "{extra}<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>";
+  // A custom FIM prompt for OpenAI-compatible servers (lsp --backend openai, bench infill
+  // --api openai): {extra}, {prefix}, {suffix} replaced; empty: the --fim-format family's
+  // own (server/remote_prompt.h).
+  std::string fim_template;
 };
 
 // Parses argv. Errors name the offending argument. `--help`/`--version` anywhere set the

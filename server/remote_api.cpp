@@ -33,12 +33,7 @@ std::string redact_url(const std::string& url) {
 
 json llama_infill_body(const RemoteRequest& r) {
   json extra = json::array();
-  for (const std::string& chunk : r.extra) {
-    // wafer's chunks start with a line naming their file: llama.cpp wants it apart.
-    size_t nl = chunk.find('\n');
-    if (nl == std::string::npos) extra.push_back({{"filename", ""}, {"text", chunk}});
-    else extra.push_back({{"filename", chunk.substr(0, nl)}, {"text", chunk.substr(nl + 1)}});
-  }
+  for (const ContextFile& f : r.extra) extra.push_back({{"filename", f.path}, {"text", f.text}});
   json body = {{"input_prefix", r.prefix}, {"input_suffix", r.suffix}, {"input_extra", std::move(extra)},
                {"n_predict", r.max_tokens}, {"cache_prompt", true}, {"temperature", 0}, {"stream", r.stream}};
   if (r.n_indent >= 0) body["n_indent"] = r.n_indent;

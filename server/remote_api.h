@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/context_file.h"
+
 namespace wafer {
 
 enum class RemoteApi { kLlamaCpp, kOpenAi };
@@ -26,7 +28,7 @@ std::string redact_url(const std::string& url);
 // What one request asks for (the FIM windows come from the context builder).
 struct RemoteRequest {
   std::string prefix, suffix;
-  std::vector<std::string> extra;  // extra context chunks; each one's first line names its file
+  std::vector<ContextFile> extra;  // extra context files (llama.cpp's input_extra)
   int max_tokens = 64;
   bool stream = true;
   std::vector<std::string> stop;   // sent as "stop" when not empty

@@ -63,6 +63,10 @@ RemoteBackend::RemoteBackend(uv_loop_t* loop, RemoteOptions options, HealthCallb
   info_.name = opt_.model.empty() ? shown_url_ : opt_.model;
   info_.architecture = name_;
   info_.has_fim = true;  // known only from answers (an error, or markers in the text)
+  if (opt_.api == RemoteApi::kOpenAi) {
+    markers_ = fim_prompt_markers(opt_.fim_template, opt_.fim_format);
+    info_.fim_template = opt_.fim_template.empty() ? fim_template_name(opt_.fim_format) : "custom";
+  }
 }
 
 RemoteBackend::~RemoteBackend() { close(); }
@@ -104,8 +108,7 @@ void RemoteBackend::start(uint64_t id, const CompletionRequest& request, Complet
   RemoteRequest r;
   r.prefix = request.prefix;
   r.suffix = request.suffix;
-  // Extra context as "path" line + text chunks (the remote wire formats' shape).
-  for (const ContextFile& f : request.extra) r.extra.push_back(f.path + "\n" + f.text);
+  r.extra = request.extra;
   r.max_tokens = request.max_tokens;
   r.stop = request.stop;
   r.model = opt_.model;
@@ -114,7 +117,7 @@ void RemoteBackend::start(uint64_t id, const CompletionRequest& request, Complet
     r.max_predict_ms = request.max_decode_ms > 0 ? request.max_decode_ms : opt_.max_predict_ms;
     t->body = llama_infill_body(r).dump(-1, ' ', false, json::error_handler_t::replace);
   } else {
-    r.prompt = render_fim_prompt(opt_.fim_template, request.prefix, request.suffix, r.extra);
+    r.prompt = remote_fim_prompt(opt_.fim_template, opt_.fim_format, request);
     t->body = openai_completion_body(r).dump(-1, ' ', false, json::error_handler_t::replace);
   }
 
@@ -218,19 +221,8 @@ bool RemoteBackend::add_text(Transfer& t, const std::string& delta) {
 }
 
 std::string RemoteBackend::fim_markers_in(const std::string& text) const {
-  // The literal pieces of the template between its placeholders ("<|fim_middle|>", ...).
-  std::string_view tmpl = opt_.fim_template;
-  for (size_t i = 0; i < tmpl.size();) {
-    size_t open = tmpl.find('{', i);
-    std::string_view piece = tmpl.substr(i, open == std::string_view::npos ? std::string_view::npos : open - i);
-    if (piece.size() >= 3 && text.find(piece) != std::string::npos) return std::string(piece);
-    if (open == std::string_view::npos) break;
-    size_t close = tmpl.find('}', open);
-    if (close == std::string_view::npos) break;
-    i = close + 1;
-  }
-  if (opt_.fim_template.find("<|fim_prefix|>") != std::string::npos && text.find("<|file_sep|>") != std::string::npos)
-    return "<|file_sep|>";
+  for (const std::string& m : markers_)
+    if (text.find(m) != std::string::npos) return m;
   return {};
 }
 
@@ -372,6 +364,9 @@ Result<RemoteOptions> remote_options(const Options& o) {
   r.url = o.backend_url;
   r.model = o.backend_model;
   r.fim_template = o.fim_template;
+  Result<FimTemplate> format = parse_fim_template(o.fim_format);
+  if (!format) return make_error("fimFormat: " + format.error().message);
+  r.fim_format = *format;
   r.timeout_ms = o.backend_timeout_ms;
   if (!o.api_key_env.empty()) {
     const char* v = std::getenv(o.api_key_env.c_str());

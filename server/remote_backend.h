@@ -34,7 +34,8 @@ struct RemoteOptions {
   std::string url;           // base URL (http://host:8080) or the endpoint's full URL
   std::string api_key;       // empty: no Authorization header
   std::string model;         // OpenAI "model" field; also the name shown (default: the URL)
-  std::string fim_template{kDefaultFimTemplate};  // OpenAI prompt (remote_prompt.h)
+  FimTemplate fim_format;    // OpenAI prompt: the family format (auto: Qwen2.5-Coder's)...
+  std::string fim_template;  // ...or this custom text template (remote_prompt.h)
   double timeout_ms = 10000;          // a whole request, first byte to last
   double connect_timeout_ms = 3000;
   double max_predict_ms = 1000;       // llama.cpp t_max_predict_ms unless the request sets max_decode_ms
@@ -74,6 +75,7 @@ class RemoteBackend : public Backend {
   void failed(Transfer& t, const std::string& message, bool backoff);
   void succeeded();
   std::string fim_markers_in(const std::string& text) const;
+  std::vector<std::string> markers_;  // the OpenAI prompt format's marker strings
 
   RemoteOptions opt_;
   std::string url_, shown_url_, name_;

@@ -1,23 +1,34 @@
 // The fill-in-the-middle prompt text sent to an OpenAI-compatible /v1/completions server,
-// which, unlike llama.cpp's /infill, applies no template of its own. One small function so
-// that the per-model-family templates of engine/fim_template.h can replace it.
+// which, unlike llama.cpp's /infill, applies no template of its own.
 //
-// The template is text with placeholders: {prefix}, {suffix} and {extra}. {extra} becomes
-// the extra context chunks (each a "path" line and then code), each introduced by
-// "<|file_sep|>" when the template is a Qwen2.5-Coder one (it contains "<|fim_prefix|>"),
-// as Qwen's repository-level format expects, else each followed by a blank line. The
-// default is Qwen2.5-Coder's. Placeholders inside the document's own text stay as they are.
+// By default the text is the model family's own format (engine/fim_template.h's
+// render_fim_text, chosen with --fim-format / fimFormat; "auto" means Qwen2.5-Coder's
+// spellings, since a remote model's tokens cannot be inspected), extra context included as
+// the family does it (Qwen's and StarCoder's repository-level file markers, comment
+// headers for the others). For a model wafer has no format for, a custom text template
+// (--fim-template / fimTemplate) with the placeholders {prefix}, {suffix} and {extra}
+// replaces it; {extra} becomes the extra files, each "<|file_sep|>path\ntext" when the
+// template is a Qwen one (it contains "<|fim_prefix|>"), else "path\ntext" and a blank line.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/engine.h"
+#include "engine/fim_template.h"
+
 namespace wafer {
 
-inline constexpr std::string_view kDefaultFimTemplate = "{extra}<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>";
+// custom_template empty: the family format.
+std::string remote_fim_prompt(std::string_view custom_template, const FimTemplate& format, const CompletionRequest& r);
 
+// A custom text template filled in; text put in is never scanned for placeholders again.
 std::string render_fim_prompt(std::string_view fim_template, std::string_view prefix, std::string_view suffix,
-                              const std::vector<std::string>& extra);
+                              const std::vector<ContextFile>& extra);
+
+// The literal marker strings of a prompt format (e.g. "<|fim_middle|>"): a model that
+// writes one back did not understand the format.
+std::vector<std::string> fim_prompt_markers(std::string_view custom_template, const FimTemplate& format);
 
 }  // namespace wafer

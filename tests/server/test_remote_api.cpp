@@ -18,7 +18,7 @@ TEST_CASE("remote api: llama.cpp /infill body") {
   RemoteRequest r;
   r.prefix = "def f(";
   r.suffix = "\n";
-  r.extra = {"lib/util.py\ndef helper(x):\n    return x\n", "lonely chunk"};
+  r.extra = {{"lib/util.py", "def helper(x):\n    return x\n"}, {"", "lonely chunk"}};
   r.max_tokens = 32;
   r.n_indent = 4;
   r.max_predict_ms = 250;

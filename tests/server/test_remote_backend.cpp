@@ -147,6 +147,7 @@ TEST_CASE("remote backend: OpenAI /v1/completions with a FIM prompt, model and s
   CHECK(b.name() == "openai");
   CompletionRequest r = request("a = 0\n", "");
   r.extra = {{"b.py", "B = 1\n"}};
+  r.file_path = "a.py";
   r.stop = {"\n\n"};
   Run run;
   b.start(7, r, run.callback());
@@ -157,7 +158,7 @@ TEST_CASE("remote backend: OpenAI /v1/completions with a FIM prompt, model and s
   auto reqs = server.requests();
   REQUIRE(reqs.size() == 1);
   CHECK(reqs[0].path == "/v1/completions");
-  CHECK(reqs[0].body["prompt"] == "<|file_sep|>b.py\nB = 1\n<|fim_prefix|>a = 0\n<|fim_suffix|><|fim_middle|>");
+  CHECK(reqs[0].body["prompt"] == "<|file_sep|>b.py\nB = 1\n<|file_sep|>a.py\n<|fim_prefix|>a = 0\n<|fim_suffix|><|fim_middle|>");
   CHECK(reqs[0].body["model"] == "qwen2.5-coder-7b");
   CHECK(reqs[0].body["max_tokens"] == 24);
   CHECK(reqs[0].body["stop"] == json::array({"\n\n"}));
