@@ -67,7 +67,10 @@ int CurlLoop::on_socket(CURL*, curl_socket_t fd, int what, void* self_p, void* s
   }
   if (!s) {
     s = new Socket{{}, fd, self};
-    uv_poll_init_socket(self->loop_, &s->poll, fd);
+    if (uv_poll_init_socket(self->loop_, &s->poll, fd) != 0) {
+      delete s;
+      return -1;  // libcurl fails the transfer rather than wait forever
+    }
     s->poll.data = s;
     curl_multi_assign(self->multi_, fd, s);
   }
