@@ -185,11 +185,11 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
     stats_.count(std::string("outcome_") + to_string(r.outcome));
     switch (r.outcome) {
       case Scheduler::Outcome::kDone:
-        if (workspace_.version(uri) != version) {
-          stats_.count("content_modified");
-          shared_reply->error({jsonrpc::kContentModified, "content modified: the document changed while the completion ran"});
-          break;
-        }
+        // An edit that arrived while the engine ran is a content change in the server's
+        // ordinary message stream, for which LSP 3.18 says not to answer ContentModified:
+        // the result for the older text is returned (positions as the request gave them);
+        // the client judges whether it is still useful, or cancels.
+        if (workspace_.version(uri) != version) stats_.count("answered_after_edit");
         {
           Postprocessed pp = postprocess(r.text, *facts, mode);
           for (const std::string& name : pp.fired) stats_.count("filter_" + name);
@@ -228,7 +228,10 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
         shared_reply->error({jsonrpc::kRequestCancelled, "request cancelled: a newer completion request for the document replaced it"});
         break;
       case Scheduler::Outcome::kStale:
-        shared_reply->error({jsonrpc::kContentModified, "content modified: the document changed before the completion started"});
+        // The document changed during the debounce: the work is dropped (never queued
+        // behind newer edits), and the request gets "no suggestion" rather than the
+        // ContentModified error LSP reserves for changes outside the message stream.
+        shared_reply->result(empty_result(inline_kind));
         break;
     }
     trace("completion " + uri + ": " + to_string(r.outcome) + ", " + std::to_string(r.text.size()) + " bytes, debounce " +

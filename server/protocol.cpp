@@ -155,7 +155,9 @@ void from_json(const json& j, InitializeParams& v) {
   read_optional(j, "capabilities", caps);
   v.position_encodings = std::move(caps.general.position_encodings);
   v.work_done_progress = caps.window.work_done_progress;
-  if (auto o = j.find("initializationOptions"); o != j.end() && !o->is_null()) {
+  // null and an empty array both mean "no options": some clients send [] for an unset
+  // LSPAny.
+  if (auto o = j.find("initializationOptions"); o != j.end() && !o->is_null() && !(o->is_array() && o->empty())) {
     if (!o->is_object()) wrong_type("initializationOptions", "an object", *o);
     v.initialization_options = *o;
   }

@@ -22,7 +22,7 @@ Status read_int(const json& s, const char* key, int lo, int hi, int& out) {
 }  // namespace
 
 Status apply_settings(Options& o, const json& settings_in) {
-  if (settings_in.is_null()) return {};
+  if (settings_in.is_null() || (settings_in.is_array() && settings_in.empty())) return {};  // "no settings"
   if (!settings_in.is_object()) return make_error(std::string("settings: expected an object, got ") + settings_in.type_name());
   const json* s = &settings_in;
   if (auto w = settings_in.find("wafer"); w != settings_in.end() && w->is_object()) s = &*w;

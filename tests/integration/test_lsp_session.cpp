@@ -87,6 +87,43 @@ TEST_CASE("lsp session: initialize / open / burst of completions / shutdown / ex
   CHECK(c.shutdown_and_exit() == 0);
 }
 
+TEST_CASE("lsp session: an edit while a completion runs or waits never fails the request", "[integration]") {
+  // LSP 3.18: "A server should NOT send [ContentModified] if it detects a content change
+  // in its unprocessed messages." A finished completion is answered with its result for
+  // the text it was asked about; one still in its debounce is dropped with an empty list.
+  TempDir dir;
+  std::string script = write_script(dir, {{"text", "abcdefgh"}, {"chunk_bytes", 1}, {"token_ms", 40}});
+  LspClient c({"--fake-engine", script, "--debounce-ms", "0"});
+  json init = c.initialize(json::object(), json::array());  // [] as "no options"
+  REQUIRE(init.contains("result"));
+  REQUIRE(c.wait_for(is_model_loaded));
+  c.notify("textDocument/didOpen", open_params(kText));
+  json params = inline_params(3, 11);
+  params["partialResultToken"] = "p";
+  int64_t id = c.send_request("textDocument/inlineCompletion", params);
+  REQUIRE(c.wait_for([](const json& m) { return m.value("method", "") == "$/progress"; }));
+  c.notify("textDocument/didChange", insert_change(2, 0, 0, "# typed while streaming\n"));
+  auto r = c.wait_for_response(id);
+  REQUIRE(r);
+  INFO(r->dump());
+  REQUIRE_FALSE(r->contains("error"));
+  CHECK((*r)["result"]["items"][0]["insertText"] == "abcdefgh");
+  CHECK((*r)["result"]["items"][0]["range"]["start"] == json({{"line", 3}, {"character", 11}}));
+
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"debounceMs", 400}}}});
+  int64_t waiting = c.send_request("textDocument/inlineCompletion", inline_params(4, 0));
+  c.notify("textDocument/didChange", insert_change(3, 0, 0, "#"));
+  auto dropped = c.wait_for_response(waiting);
+  REQUIRE(dropped);
+  INFO(dropped->dump());
+  REQUIRE_FALSE(dropped->contains("error"));
+  CHECK((*dropped)["result"]["items"].empty());
+  json stats = c.request("wafer/stats", nullptr);
+  CHECK(stats["result"]["counts"]["answered_after_edit"] == 1);
+  CHECK(stats["result"]["counts"]["outcome_stale"] == 1);
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
 TEST_CASE("lsp session: invoked requests skip the debounce and $/cancelRequest cancels", "[integration]") {
   TempDir dir;
   std::string script = write_script(dir, {{"text", "x"}, {"first_token_ms", 2000}});

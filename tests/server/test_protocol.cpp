@@ -70,6 +70,11 @@ TEST_CASE("protocol: initialize params read encodings / progress support and opt
   auto empty = lsp::parse_params<lsp::InitializeParams>(json::object());
   CHECK(empty.position_encodings.empty());
   CHECK(empty.initialization_options.is_null());
+  // null and [] are what some clients send for "no options".
+  for (const char* none : {R"({"initializationOptions":null})", R"({"initializationOptions":[]})"})
+    CHECK(lsp::parse_params<lsp::InitializeParams>(json::parse(none)).initialization_options.is_null());
+  CHECK_THROWS_AS(lsp::parse_params<lsp::InitializeParams>(json::parse(R"({"initializationOptions":[1]})")),
+                  jsonrpc::InvalidParams);
 }
 
 TEST_CASE("protocol: results serialize with LSP field names", "[protocol]") {

@@ -23,6 +23,9 @@ TEST_CASE("settings: keys overlay the options and win over flags", "[settings]")
   REQUIRE(apply_settings(o, json::parse(R"({"fimFormat":"starcoder-spm"})")));
   CHECK(engine_options(o).fim_template == "starcoder-spm");
   REQUIRE(apply_settings(o, nullptr));
+  REQUIRE(apply_settings(o, json::array()));  // [] as "no settings"
+  CHECK(o.threads == 3);
+  CHECK_FALSE(apply_settings(o, json::array({1})));
 }
 
 TEST_CASE("settings: a bad value names the key and changes nothing", "[settings]") {
