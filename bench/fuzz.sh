@@ -26,7 +26,9 @@ seeds=$(ls -d tests/*/corpus/"$name" 2>/dev/null | head -1 || true)
 work="$build/corpus/$target"
 mkdir -p "$work" "$build/crashes"
 dict=()
-if [ -f "fuzz/$name.dict" ]; then dict=(-dict="fuzz/$name.dict"); fi
+dict_name=$name
+if [ "$name" = framing ]; then dict_name=lsp; fi  # the same header and JSON-RPC tokens
+if [ -f "fuzz/$dict_name.dict" ]; then dict=(-dict="fuzz/$dict_name.dict"); fi
 echo "fuzz.sh: $target for $seconds s (seeds: ${seeds:-none}, corpus: $work)"
 "$build/fuzz/$target" "$work" ${seeds:+"$seeds"} "${dict[@]}" -max_total_time="$seconds" \
   -artifact_prefix="$build/crashes/$target-" -print_final_stats=1 "$@"

@@ -1,0 +1,47 @@
+// Replays the committed corpora of the server's fuzz targets (tests/server/corpus/: seeds
+// from real traffic and every input that ever crashed a target) through the targets' own
+// entry points, so a fixed crash stays fixed in the normal test suite — and under
+// WAFER_SANITIZE=ON with ASan watching. Each target's entry point is renamed here so that
+// the three can live in one executable.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <functional>
+
+#include "tests/support/testing.h"
+
+#define LLVMFuzzerTestOneInput fuzz_framing_one
+#include "fuzz/fuzz_framing.cpp"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_lsp_one
+#include "fuzz/fuzz_lsp.cpp"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_documents_one
+#include "fuzz/fuzz_documents.cpp"
+#undef LLVMFuzzerTestOneInput
+
+namespace {
+
+// Runs every file of corpus/<name> through the target; returns how many there were.
+int replay(const std::string& name, const std::function<int(const uint8_t*, size_t)>& target) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(__FILE__).parent_path() / "corpus" / name;
+  REQUIRE(fs::is_directory(dir));
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".md") continue;
+    std::string bytes = wafer::test::read_file(e.path());
+    INFO(e.path().filename().string());
+    CHECK(target(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()) == 0);
+    ++files;
+  }
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("fuzz corpus: framing", "[fuzz]") { CHECK(replay("framing", fuzz_framing_one) >= 10); }
+TEST_CASE("fuzz corpus: the daemon as a whole", "[fuzz]") { CHECK(replay("lsp", fuzz_lsp_one) >= 20); }
+TEST_CASE("fuzz corpus: document edits against the reference model", "[fuzz]") {
+  CHECK(replay("documents", fuzz_documents_one) >= 6);
+}
