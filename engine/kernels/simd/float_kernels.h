@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 
 namespace wafer::simd {
 

@@ -1,0 +1,285 @@
+// Soak test of the real daemon with a real (small) model: thousands of didChange +
+// inlineCompletion across several documents, first at typing speed, then as a flood (as
+// fast as the pipe takes them). It checks the daemon's promises and prints the figures:
+//   - every request gets exactly one reply, and streamed $/progress for a request never
+//     comes after its reply;
+//   - per document, replies come in request order (an older request is answered — as
+//     superseded — before a newer one);
+//   - resident memory stays flat: RSS sampled every 50 requests, slope by least squares
+//     over the second half of each phase (KiB per 1000 requests);
+//   - latency stays bounded under the flood (stale work is dropped, not queued): p99 of
+//     request -> reply.
+// Usage: bench_soak [--model PATH] [--docs N] [--typing N] [--typing-ms MS] [--flood N]
+//                   [--max-p99-ms MS] [--max-slope-kib N]
+// Exit code 0 when every check passed, 1 otherwise. scripts/test.sh runs it briefly (the
+// "soak" phase of CI); on demand it runs for as long as you like.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/support/lsp_client.h"
+
+using namespace wafer::test;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Config {
+  std::string model = WAFER_SOURCE_DIR "/models/wafer-tiny-code-q8_0.gguf";
+  int docs = 4;
+  int typing = 300;     // requests at typing speed
+  int typing_ms = 100;  // between keystrokes (about 10 characters a second)
+  int flood = 3000;     // requests as fast as possible
+  double max_p99_ms = 2000;
+  double max_slope_kib = 256;  // per 1000 requests
+};
+
+double pct(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+long rss_kib(int pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  long value = -1;
+  while (f >> key) {
+    if (key == "VmRSS:") {
+      f >> value;
+      break;
+    }
+    std::getline(f, key);
+  }
+  return value;
+}
+
+// Least-squares slope of y over x.
+double slope(const std::vector<std::pair<double, double>>& pts) {
+  double n = static_cast<double>(pts.size()), sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (auto [x, y] : pts) sx += x, sy += y, sxx += x * x, sxy += x * y;
+  double d = n * sxx - sx * sx;
+  return d == 0 ? 0 : (n * sxy - sx * sy) / d;
+}
+
+const char* kSnippet =
+    "def total(items):\n    s = 0\n    for x in items:\n        s += x\n    return s\n\n"
+    "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, x):\n"
+    "        self.items.append(x)\n\n";
+
+class Soak {
+ public:
+  Soak(const Config& cfg, LspClient& c) : cfg_(cfg), c_(c) {
+    for (int d = 0; d < cfg.docs; ++d) {
+      Doc doc;
+      doc.uri = "file:///soak/doc" + std::to_string(d) + ".py";
+      docs_.push_back(doc);
+      c_.notify("textDocument/didOpen", {{"textDocument", {{"uri", doc.uri}, {"languageId", "python"}, {"version", 1}, {"text", ""}}}});
+    }
+  }
+
+  struct Phase {
+    std::string name;
+    int requests = 0, results = 0, non_empty = 0, cancelled = 0, errors = 0;
+    std::vector<double> latency_ms, result_latency_ms;
+    long rss_start = 0, rss_end = 0;
+    double slope_kib = 0;
+  };
+
+  // Sends `count` keystrokes, each a didChange + inlineCompletion; gap_ms between them
+  // (0: flood, draining replies only every few requests).
+  Phase run(const std::string& name, int count, int gap_ms) {
+    Phase ph;
+    ph.name = name;
+    phase_ = &ph;
+    std::vector<std::pair<double, double>> samples;
+    ph.rss_start = rss_kib(c_.process().pid());
+    for (int i = 0; i < count; ++i) {
+      auto t0 = Clock::now();
+      // Stay on one document for a while, as a person does, then move to the next.
+      Doc& doc = docs_[static_cast<size_t>((i / 25) % static_cast<int>(docs_.size()))];
+      keystroke(doc, i);
+      ++ph.requests;
+      if (i % 50 == 0) samples.emplace_back(i, static_cast<double>(rss_kib(c_.process().pid())));
+      if (gap_ms > 0) {
+        auto until = t0 + std::chrono::milliseconds(gap_ms);
+        while (Clock::now() < until) drain(2);
+      } else if (i % 8 == 7) {
+        drain(2);
+      }
+    }
+    // Everything still open must be answered.
+    auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (!pending_.empty() && Clock::now() < deadline) drain(50);
+    for (const auto& [id, p] : pending_) problem("request " + std::to_string(id) + " never got a reply");
+    pending_.clear();
+    ph.rss_end = rss_kib(c_.process().pid());
+    samples.emplace_back(count, static_cast<double>(ph.rss_end));
+    std::vector<std::pair<double, double>> tail(samples.begin() + static_cast<long>(samples.size() / 2), samples.end());
+    ph.slope_kib = slope(tail) * 1000;
+    phase_ = nullptr;
+    return ph;
+  }
+
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  struct Doc {
+    std::string uri;
+    int version = 1;
+    int line = 0, character = 0;  // the cursor (utf-16 = bytes: the snippet is ASCII)
+    size_t pos = 0;               // next snippet character to type
+  };
+  struct Pending {
+    Clock::time_point sent;
+    size_t doc;
+    std::string token;
+  };
+
+  void keystroke(Doc& doc, int i) {
+    char ch = kSnippet[doc.pos++ % std::char_traits<char>::length(kSnippet)];
+    json range = {{"start", {{"line", doc.line}, {"character", doc.character}}},
+                  {"end", {{"line", doc.line}, {"character", doc.character}}}};
+    c_.notify("textDocument/didChange", {{"textDocument", {{"uri", doc.uri}, {"version", ++doc.version}}},
+                                         {"contentChanges", {{{"range", range}, {"text", std::string(1, ch)}}}}});
+    if (ch == '\n') ++doc.line, doc.character = 0;
+    else ++doc.character;
+    json params = {{"textDocument", {{"uri", doc.uri}}},
+                   {"position", {{"line", doc.line}, {"character", doc.character}}},
+                   {"context", {{"triggerKind", 2}}}};
+    std::string token;
+    if (i % 2 == 0) params["partialResultToken"] = token = "soak-" + std::to_string(i);
+    int64_t id = c_.send_request("textDocument/inlineCompletion", params);
+    size_t d = static_cast<size_t>(&doc - docs_.data());
+    pending_[id] = {Clock::now(), d, token};
+    if (!token.empty()) token_owner_[token] = id;
+  }
+
+  // Reads what the daemon sent: waits up to timeout_ms for the first message, then takes
+  // whatever else is already there. (LspClient::next needs >= 2 ms to read at all.)
+  void drain(int timeout_ms) {
+    for (std::optional<json> m = c_.next(timeout_ms); m; m = c_.next(2)) handle(*m);
+  }
+
+  void handle(const json& m) {
+    if (m.value("method", "") == "$/progress" && m["params"]["token"].is_string()) {
+      std::string token = m["params"]["token"];
+      auto owner = token_owner_.find(token);
+      if (owner != token_owner_.end() && answered_.count(owner->second))
+        problem("progress for " + token + " after its request's reply");
+      return;
+    }
+    if (m.contains("method") || !m.contains("id") || !m["id"].is_number_integer()) return;
+    int64_t id = m["id"];
+    if (!answered_.insert(id).second) {
+      problem("a second reply to request " + std::to_string(id));
+      return;
+    }
+    auto it = pending_.find(id);
+    if (it == pending_.end()) return;  // a request of the harness itself (wafer/stats)
+    double ms = std::chrono::duration<double, std::milli>(Clock::now() - it->second.sent).count();
+    int64_t& last = last_reply_[it->second.doc];
+    if (id < last) problem("reply to " + std::to_string(id) + " after the reply to the newer " + std::to_string(last));
+    last = std::max(last, id);
+    if (phase_) {
+      phase_->latency_ms.push_back(ms);
+      if (m.contains("result")) {
+        ++phase_->results;
+        phase_->result_latency_ms.push_back(ms);
+        if (!m["result"]["items"].empty()) ++phase_->non_empty;
+      } else if (m["error"]["code"] == -32800) {
+        ++phase_->cancelled;
+      } else {
+        ++phase_->errors;
+        problem("error reply: " + m.dump());
+      }
+    }
+    if (!it->second.token.empty()) token_owner_.erase(it->second.token);
+    pending_.erase(it);
+  }
+
+  void problem(const std::string& p) {
+    if (problems_.size() < 20) std::fprintf(stderr, "soak: %s\n", p.c_str());
+    problems_.push_back(p);
+  }
+
+  const Config& cfg_;
+  LspClient& c_;
+  std::vector<Doc> docs_;
+  std::map<int64_t, Pending> pending_;
+  std::map<std::string, int64_t> token_owner_;
+  std::set<int64_t> answered_;
+  std::map<size_t, int64_t> last_reply_;
+  Phase* phase_ = nullptr;
+  std::vector<std::string> problems_;
+};
+
+void print(const Soak::Phase& p) {
+  std::printf("%-7s requests %5d  results %5d (non-empty %5d)  superseded %5d  errors %d\n", p.name.c_str(), p.requests,
+              p.results, p.non_empty, p.cancelled, p.errors);
+  std::printf("        latency request->reply p50 %.1f  p99 %.1f  max %.1f ms; answered with a result p50 %.1f  p99 %.1f ms\n",
+              pct(p.latency_ms, 0.5), pct(p.latency_ms, 0.99), pct(p.latency_ms, 1.0), pct(p.result_latency_ms, 0.5),
+              pct(p.result_latency_ms, 0.99));
+  std::printf("        RSS %ld -> %ld KiB, slope %.1f KiB per 1000 requests (second half)\n", p.rss_start, p.rss_end,
+              p.slope_kib);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config cfg;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i], v = argv[i + 1];
+    if (k == "--model") cfg.model = v;
+    else if (k == "--docs") cfg.docs = std::max(1, std::atoi(v.c_str()));
+    else if (k == "--typing") cfg.typing = std::atoi(v.c_str());
+    else if (k == "--typing-ms") cfg.typing_ms = std::atoi(v.c_str());
+    else if (k == "--flood") cfg.flood = std::atoi(v.c_str());
+    else if (k == "--max-p99-ms") cfg.max_p99_ms = std::atof(v.c_str());
+    else if (k == "--max-slope-kib") cfg.max_slope_kib = std::atof(v.c_str());
+    else {
+      std::fprintf(stderr, "bench_soak: unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  LspClient c({"--model", cfg.model, "--threads", "1"});
+  json init = c.initialize();
+  if (!init.contains("result")) {
+    std::fprintf(stderr, "bench_soak: initialize failed: %s\n", init.dump().c_str());
+    return 1;
+  }
+  auto loaded = c.wait_for([](const json& m) {
+    return m.value("method", "") == "window/logMessage" &&
+           m["params"]["message"].get<std::string>().find("model loaded") != std::string::npos;
+  }, 60000);
+  if (!loaded) {
+    std::fprintf(stderr, "bench_soak: the model did not load: %s\n", c.process().stderr_text().c_str());
+    return 1;
+  }
+  Soak soak(cfg, c);
+  auto t0 = Clock::now();
+  Soak::Phase typing = soak.run("typing", cfg.typing, cfg.typing_ms);
+  Soak::Phase flood = soak.run("flood", cfg.flood, 0);
+  double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  json stats = c.request("wafer/stats", nullptr, 30000);
+  int exit_code = c.shutdown_and_exit(30000);
+
+  std::printf("bench_soak: %s, %d documents, %.1f s\n", cfg.model.c_str(), cfg.docs, secs);
+  print(typing);
+  print(flood);
+  if (stats.contains("result")) std::printf("daemon outcomes: %s\n", stats["result"]["counts"].dump().c_str());
+  std::vector<std::string> failed = soak.problems();
+  if (pct(flood.latency_ms, 0.99) > cfg.max_p99_ms) failed.push_back("flood p99 above --max-p99-ms");
+  for (const Soak::Phase* p : {&typing, &flood})
+    if (p->requests >= 400 && p->slope_kib > cfg.max_slope_kib) failed.push_back(p->name + ": RSS slope above --max-slope-kib");
+  if (exit_code != 0) failed.push_back("shutdown + exit gave exit code " + std::to_string(exit_code));
+  for (const std::string& f : failed) std::printf("FAILED: %s\n", f.c_str());
+  std::printf("bench_soak: %s\n", failed.empty() ? "ok" : "FAILED");
+  return failed.empty() ? 0 : 1;
+}
