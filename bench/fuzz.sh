@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a while: bench/fuzz.sh TARGET SECONDS [extra libFuzzer args]
 #   e.g. bench/fuzz.sh fuzz_gguf 300
-# Builds the fuzz targets with clang + ASan + UBSan in build-fuzz/ (needs the Debian
-# packages clang and libclang-rt-14-dev, or another clang with its runtime), seeds the run
-# from the committed corpus tests/<folder>/corpus/<name>/ (fuzz_gguf -> tests/engine/corpus/gguf)
-# and works in build-fuzz/corpus/TARGET. A crashing input is written to build-fuzz/crashes/;
-# copy it into the committed corpus once fixed, so ctest replays it.
+# Builds the fuzz targets with clang + ASan + UBSan (-O1) in build-fuzz/ (FUZZ_BUILD_DIR;
+# the same configuration as scripts/sanitize.sh address, so build-asan can be reused; needs
+# the Debian packages clang and libclang-rt-dev), seeds the run from the committed corpus
+# tests/<folder>/corpus/<name>/ (fuzz_gguf -> tests/engine/corpus/gguf, fuzz_lsp ->
+# tests/server/corpus/lsp) and works in BUILD/corpus/TARGET. A crashing input is written to
+# BUILD/crashes/; copy it into the committed corpus once fixed, so ctest replays it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: bench/fuzz.sh TARGET SECONDS}
@@ -14,12 +15,7 @@ shift 2
 name=${target#fuzz_}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 
-if ! command -v "${CXX_FUZZ:-clang++}" >/dev/null; then
-  echo "fuzz.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2
-  exit 1
-fi
-CC=${CC_FUZZ:-clang} CXX=${CXX_FUZZ:-clang++} cmake -S . -B "$build" -DWAFER_FUZZ=ON \
-  -DWAFER_BUILD_TESTS=OFF -DWAFER_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+scripts/sanitize.sh configure "$build" address
 cmake --build "$build" -j "${JOBS:-2}" --target "$target"
 
 seeds=$(ls -d tests/*/corpus/"$name" 2>/dev/null | head -1 || true)

@@ -2,6 +2,8 @@
 // gguf_parse.cpp).
 #include "engine/gguf.h"
 
+#include "engine/mapping_guard.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -17,7 +19,9 @@ struct GgufFile::Mapping {
   void* addr = nullptr;
   size_t len = 0;
   ~Mapping() {
-    if (addr) ::munmap(addr, len);
+    if (!addr) return;
+    unguard_mapping(addr);
+    ::munmap(addr, len);
   }
 };
 
@@ -111,6 +115,7 @@ Result<GgufFile> GgufFile::open(const std::filesystem::path& path) {
     }
     mapping->addr = addr;
     mapping->len = size;
+    guard_mapping(addr, size);  // a file truncated while mapped must not kill us (SIGBUS)
   }
   ::close(fd);
   Result<GgufFile> parsed = parse(mapping->addr, size);

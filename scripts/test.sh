@@ -1,18 +1,94 @@
 #!/usr/bin/env bash
 # Builds everything (engine, server, grammars, tests, benchmarks) with warnings as errors
-# and runs the whole test suite. Installs what it needs first (scripts/setup.sh).
+# and runs the whole test suite, then the reliability phases. Installs what it needs first
+# (scripts/setup.sh). Prints the time of every phase at the end.
+#
+# Phases (WAFER_PHASES, default all of them, in this order):
+#   build  cmake build of everything in BUILD_DIR (gcc, -Werror)
+#   test   ctest: every unit and integration test
+#   soak   bench_soak briefly: typing speed and a flood against `wafer lsp` + bundled model
+#   asan   scripts/sanitize.sh address: ASan + UBSan build (clang) of the daemon, the
+#          parser/server tests and the integration tests; runs them
+#   tsan   scripts/sanitize.sh thread: TSan build of the scheduler and thread-pool tests
+#   fuzz   every libFuzzer target for FUZZ_SECONDS (default 20) over the committed corpus,
+#          two at a time, in the asan phase's build
 # Options through the environment: BUILD_DIR (default build), JOBS (default nproc),
-# WAFER_SANITIZE=ON for an ASan+UBSan build.
+# WAFER_SANITIZE=ON for an ASan+UBSan main build, WAFER_PHASES="build test", FUZZ_SECONDS.
+# The clang phases need clang + libclang-rt-dev (setup.sh installs them); without them they
+# are reported as skipped, unless WAFER_REQUIRE_CLANG=1 (CI), where that is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
-start=$(date +%s)
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFER_WERROR=ON \
-  -DWAFER_SANITIZE="${WAFER_SANITIZE:-OFF}" >/dev/null
-cmake --build "$BUILD_DIR" -j "$JOBS"
-built=$(date +%s)
-ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600
-echo "test.sh: build $((built - start)) s, tests $(( $(date +%s) - built )) s"
+PHASES=${WAFER_PHASES:-build test soak asan tsan fuzz}
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+timings=()
+trap 'echo "test.sh: phase times: ${timings[*]:-none}"' EXIT
+
+want() { [[ " $PHASES " == *" $1 "* ]]; }
+run_phase() {  # run_phase NAME COMMAND...: runs and times it; a skip (exit 3) is reported
+  local name=$1 start rc=0
+  shift
+  start=$(date +%s)
+  echo "test.sh: === $name ==="
+  "$@" || rc=$?
+  local took=$(( $(date +%s) - start ))
+  if [ $rc = 3 ]; then
+    timings+=("$name=skipped")
+    echo "test.sh: $name skipped (see above)"
+    return 0
+  fi
+  timings+=("$name=${took}s")
+  if [ $rc != 0 ]; then
+    echo "test.sh: $name FAILED (exit $rc)"
+    exit $rc
+  fi
+}
+
+build() {
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFER_WERROR=ON \
+    -DWAFER_SANITIZE="${WAFER_SANITIZE:-OFF}" >/dev/null &&
+    cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+tests() { ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600; }
+soak() { "$BUILD_DIR/bench/bench_soak" --typing 100 --typing-ms 100 --flood 2000; }
+fuzz() {
+  local dir=${ASAN_BUILD_DIR:-build-asan} logs targets failed=0
+  scripts/sanitize.sh configure "$dir" address || return $?
+  logs=$(mktemp -d)
+  targets=$(cd fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
+  # shellcheck disable=SC2086
+  cmake --build "$dir" -j "$JOBS" --target $targets || return 1
+  # shellcheck disable=SC2086
+  set -- $targets
+  while [ $# -gt 0 ]; do
+    local batch=()
+    for _ in $(seq "$JOBS"); do [ $# -gt 0 ] && batch+=("$1") && shift; done
+    for t in "${batch[@]}"; do
+      FUZZ_BUILD_DIR=$dir JOBS=1 bench/fuzz.sh "$t" "$FUZZ_SECONDS" >"$logs/$t.log" 2>&1 &
+    done
+    for t in "${batch[@]}"; do
+      if wait -n; then :; else failed=1; fi
+    done
+    for t in "${batch[@]}"; do
+      if grep -q "^Done [0-9]* runs" "$logs/$t.log"; then
+        echo "fuzz: $t: $(grep -E '^Done [0-9]* runs' "$logs/$t.log"), corpus $(grep -c . <(ls "$dir/corpus/$t")) inputs"
+      else
+        failed=1
+        echo "fuzz: $t FAILED:"
+        tail -60 "$logs/$t.log"
+      fi
+    done
+  done
+  return $failed
+}
+
+want build && run_phase build build
+want test && run_phase test tests
+want soak && run_phase soak soak
+want asan && run_phase asan scripts/sanitize.sh address
+want tsan && run_phase tsan scripts/sanitize.sh thread
+want fuzz && run_phase fuzz fuzz
+echo "test.sh: all phases passed"

@@ -45,6 +45,7 @@ Result<FakeScript> parse_fake_script(std::string_view json_text) {
     s.has_fim = j.value("has_fim", s.has_fim);
     s.name = j.value("name", s.name);
     s.fail = j.value("fail", s.fail);
+    s.fail_after_chunks = j.value("fail_after_chunks", s.fail_after_chunks);
     if (auto rules = j.find("rules"); rules != j.end())
       for (const auto& r : *rules) s.rules.push_back({r.at("prefix_ends_with").get<std::string>(), r.at("text").get<std::string>()});
   } catch (const nlohmann::json::exception& e) {
@@ -116,15 +117,15 @@ void FakeEngine::complete(const CompletionRequest& request, const CompletionCall
     done.timings.cancelled = why == StopReason::kCancelled;
     on_event(done);
   };
-  if (!script_.fail.empty()) {
+  auto fail = [&] {
     CompletionEvent e;
     e.kind = CompletionEvent::Kind::kError;
     e.error = script_.fail;
     e.stop = StopReason::kError;
     e.timings.total_ms = ms_since(t0);
     on_event(e);
-    return;
-  }
+  };
+  if (!script_.fail.empty() && script_.fail_after_chunks == 0) return fail();
   std::string target = script_.text;
   for (const auto& r : script_.rules)
     if (request.prefix.ends_with(r.prefix_ends_with)) {
@@ -163,6 +164,7 @@ void FakeEngine::complete(const CompletionRequest& request, const CompletionCall
     done.text = std::move(candidate);
     on_event(e);
     pos = end;
+    if (!script_.fail.empty() && done.timings.tokens_generated == static_cast<int>(script_.fail_after_chunks)) return fail();
     if (request.should_stop && request.should_stop(done.text)) return finish(StopReason::kStopCallback);
     if (pos < target.size() && wait_cancellable(request, script_.token_ms)) return finish(StopReason::kCancelled);
   }

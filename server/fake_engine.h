@@ -8,7 +8,8 @@
 //                 "echo_prefix_tail": 0,         >0: append the last N bytes of the prefix
 //                 "chunk_bytes": 4,              bytes per streamed "token" (UTF-8 safe)
 //                 "first_token_ms": 0, "token_ms": 0,
-//                 "has_fim": true, "name": "fake", "fail": ""}  non-empty: kError with it
+//                 "has_fim": true, "name": "fake", "fail": ""}  non-empty: kError with it,
+//                 "fail_after_chunks": 0}        ... after streaming this many chunks
 #pragma once
 
 #include <condition_variable>
@@ -34,6 +35,7 @@ struct FakeScript {
   bool has_fim = true;
   std::string name = "fake";
   std::string fail;
+  size_t fail_after_chunks = 0;
 };
 
 Result<FakeScript> parse_fake_script(std::string_view json_text);

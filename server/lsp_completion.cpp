@@ -171,6 +171,10 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   job.on_done = [this, shared_reply, uri, version, cursor, inline_kind, t0, facts, mode, snapshot, offset_bytes,
                  served_by](Scheduler::JobResult r) {
     auto total = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+    if (model_file_lost()) {  // the answer was computed from zeroed weights
+      shared_reply->result(empty_result(inline_kind));
+      return;
+    }
     stats_.record("debounce_ms", r.debounce_ms);
     if (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kError) {
       stats_.record("queue_ms", r.queue_ms);

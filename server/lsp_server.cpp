@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "engine/mapping_guard.h"
 #include "engine/version.h"
 #include "server/fake_engine.h"
 #include "server/model_catalog.h"
@@ -20,7 +21,8 @@ LspServer::LspServer(uv_loop_t* loop, Options options, Hooks hooks, Logger& log)
       log_(log),
       endpoint_([this](std::string body) { hooks_.send(std::move(body)); },
                 [this](const std::string& m) { log_.warn(m); }),
-      scheduler_(std::make_unique<Scheduler>(loop)) {
+      scheduler_(std::make_unique<Scheduler>(loop)),
+      mapping_faults_seen_(mapping_faults()) {
   log_.set_forward([this](LogLevel level, const std::string& m) {
     lsp::MessageType t = level == LogLevel::kError     ? lsp::MessageType::kError
                          : level == LogLevel::kWarning ? lsp::MessageType::kWarning
@@ -121,6 +123,7 @@ void LspServer::on_exit() {
 void LspServer::input_closed(bool mid_message, const std::string& detail) {
   if (exited_) return;
   if (mid_message) log_.warn("input closed in the middle of a message (" + detail + ")");
+  else if (!detail.empty()) log_.warn("connection lost: " + detail);
   else log_.debug("input closed");
   on_exit();
 }
@@ -285,6 +288,17 @@ void LspServer::load_model() {
         stats_.record("model_load_ms", ms);
         log_.info("model loaded: " + what + " (" + std::to_string(static_cast<int>(ms)) + " ms)");
       });
+}
+
+bool LspServer::model_file_lost() {
+  uint64_t faults = mapping_faults();
+  if (faults == mapping_faults_seen_) return false;
+  mapping_faults_seen_ = faults;
+  stats_.count("model_file_lost");
+  log_.error("the model file changed on disk while in use (truncated or replaced): the answer computed from it "
+             "is dropped and the model is loaded again");
+  load_model();
+  return true;
 }
 
 void LspServer::show_message(lsp::MessageType type, const std::string& message) {

@@ -80,6 +80,9 @@ class LspServer {
 
   void load_model();
   void use_remote_backend();
+  // True (once per event) when the mapped model file was truncated under us
+  // (engine/mapping_guard.h): logs it and reloads the model from disk.
+  bool model_file_lost();
   void show_message(lsp::MessageType type, const std::string& message);
   void log_message(lsp::MessageType type, const std::string& message);
   void trace(const std::string& message);
@@ -104,6 +107,7 @@ class LspServer {
   std::string last_model_error_; // shown once per distinct failure
   bool model_loading_ = false;   // requests queue behind the load instead of being refused
   int progress_tokens_ = 0;
+  uint64_t mapping_faults_seen_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   // Time of the last edit per document: the debounce counts from the last keystroke, so a
   // client that waited before asking does not wait twice.

@@ -24,16 +24,18 @@ class UvTransport : public Transport {
       w->req.data = w;
       ++pending_writes_;
       // uv_write keeps the order of writes on a stream and never blocks the loop.
-      int rc = uv_write(&w->req, out_stream_, &buf, 1, [](uv_write_t* req, int) {
+      int rc = uv_write(&w->req, out_stream_, &buf, 1, [](uv_write_t* req, int status) {
         auto* w = static_cast<StreamWrite*>(req->data);
         UvTransport* self = w->self;
         delete w;
         --self->pending_writes_;
+        if (status < 0 && status != UV_ECANCELED) self->on_write_error(status);
         self->maybe_finish_close();
       });
       if (rc != 0) {
         delete w;
         --pending_writes_;
+        on_write_error(rc);
       }
     } else if (out_file_ >= 0) {
       file_queue_.push_back(std::move(frame));
@@ -110,6 +112,17 @@ class UvTransport : public Transport {
     handler_.closed(decoder_.mid_message(), detail);
   }
 
+  // The client stopped reading (closed our stdout: EPIPE, or reset the socket). No reply
+  // can reach it any more, so this ends the session like the end of its input does.
+  void on_write_error(int status) {
+    if (write_failed_) return;
+    write_failed_ = true;
+    if (closing_ || ended_) return;
+    ended_ = true;
+    if (in_stream_ && uv_is_active(reinterpret_cast<uv_handle_t*>(in_stream_))) uv_read_stop(in_stream_);
+    handler_.closed(false, std::string("the client stopped reading: write error: ") + uv_strerror(status));
+  }
+
   void pump_file_writes() {
     if (writing_file_ || file_queue_.empty()) return maybe_finish_close();
     writing_file_ = true;
@@ -123,6 +136,7 @@ class UvTransport : public Transport {
       std::string& front = self->file_queue_.front();
       if (n > 0 && static_cast<size_t>(n) < front.size()) front.erase(0, static_cast<size_t>(n));
       else self->file_queue_.pop_front();  // written, or failed: drop it
+      if (n < 0) self->on_write_error(static_cast<int>(n));
       self->pump_file_writes();
     });
   }
@@ -151,7 +165,7 @@ class UvTransport : public Transport {
   bool reading_file_ = false, writing_file_ = false;
   std::deque<std::string> file_queue_;
   size_t pending_writes_ = 0;
-  bool closing_ = false, closed_ = false, ended_ = false;
+  bool closing_ = false, closed_ = false, ended_ = false, write_failed_ = false;
   char read_buf_[65536];
 };
 

@@ -75,7 +75,13 @@ void Subprocess::close_stdin() {
   in_ = -1;
 }
 
+void Subprocess::close_stdout() {
+  if (out_ >= 0) close(out_);
+  out_ = -1;
+}
+
 std::optional<std::string> Subprocess::read_some(int timeout_ms) {
+  if (out_ < 0) return std::nullopt;
   pollfd p{out_, POLLIN, 0};
   int rc = poll(&p, 1, timeout_ms);
   if (rc <= 0) return std::string();

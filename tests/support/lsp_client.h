@@ -28,6 +28,9 @@ class Subprocess {
 
   bool write(std::string_view bytes);  // false when the child closed its stdin
   void close_stdin();
+  // Closes our end of the child's stdout: its next write fails with EPIPE (a client that
+  // went away without closing the daemon's input).
+  void close_stdout();
   // Bytes from the child's stdout: waits up to timeout_ms for some; "" on timeout;
   // nullopt at end of stream.
   std::optional<std::string> read_some(int timeout_ms);

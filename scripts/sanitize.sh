@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Sanitizer builds with clang, scoped so that CI can afford them (see the README's Tests
+# section):
+#   scripts/sanitize.sh address   ASan + UBSan (-O1) build in build-asan of the daemon, the
+#                                 tests of every parser of outside input, the server's
+#                                 protocol/documents/scheduler/completion tests and the
+#                                 integration tests (real `wafer lsp`, fake engine); runs
+#                                 them. The same build holds the libFuzzer targets
+#                                 (bench/fuzz.sh with FUZZ_BUILD_DIR=build-asan).
+#   scripts/sanitize.sh thread    TSan build in build-tsan of the threaded code's tests
+#                                 (scheduler + engine thread, compute thread pool); runs them.
+#   scripts/sanitize.sh configure DIR address|thread   only configure (bench/fuzz.sh uses it)
+# Needs clang and its runtimes (Debian: clang libclang-rt-dev; scripts/setup.sh installs
+# them). Without them it says so and exits 3, or 1 when WAFER_REQUIRE_CLANG=1 (CI).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:?usage: scripts/sanitize.sh address|thread|configure DIR MODE}
+JOBS=${JOBS:-$(nproc)}
+
+# Test executables (their ctest labels) run under ASan + UBSan.
+ASAN_TESTS=(
+  server_test_framing server_test_jsonrpc server_test_protocol server_test_documents server_test_syntax
+  server_test_settings server_test_options server_test_utf8 server_test_scheduler server_test_completion
+  server_test_context server_test_extra_context server_test_filters server_test_stop_rules
+  server_test_typing_cache server_test_fuzz_corpus
+  engine_test_gguf engine_test_gguf_hostile engine_test_gguf_corpus engine_test_tokenizer
+  engine_test_tokenizer_corpus engine_test_pretokenize engine_test_unicode engine_test_fim_template
+  integration_test_lsp_session integration_test_transcripts integration_test_faults
+)
+TSAN_TESTS=(tsan_server_test_scheduler tsan_engine_test_threadpool)
+
+need_clang() {
+  local problem=""
+  if ! command -v clang++ >/dev/null; then
+    problem="clang++ not found"
+  elif [ ! -f "$(clang++ -print-runtime-dir)/libclang_rt.fuzzer-x86_64.a" ] &&
+       [ ! -f "$(clang++ -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" ]; then
+    problem="clang's sanitizer/libFuzzer runtime not found"
+  fi
+  [ -z "$problem" ] && return 0
+  echo "sanitize.sh: $problem: install clang and libclang-rt-dev (scripts/setup.sh does)" >&2
+  if [ "${WAFER_REQUIRE_CLANG:-0}" = 1 ]; then exit 1; fi
+  exit 3
+}
+
+configure() {  # configure DIR address|thread
+  local dir=$1 kind=$2 flag
+  if [ "$kind" = thread ]; then flag=-DWAFER_TSAN=ON; else flag=-DWAFER_FUZZ=ON; fi
+  CC=clang CXX=clang++ cmake -S . -B "$dir" "$flag" -DWAFER_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" >/dev/null
+}
+
+# ctest label regex for a list of executables.
+labels() { local IFS='|'; echo "^($*)\$"; }
+
+need_clang
+case "$mode" in
+  configure)
+    configure "${2:?DIR}" "${3:?address|thread}"
+    ;;
+  address)
+    dir=${ASAN_BUILD_DIR:-build-asan}
+    configure "$dir" address
+    fuzzers=$(cd fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
+    # shellcheck disable=SC2086
+    cmake --build "$dir" -j "$JOBS" --target wafer "${ASAN_TESTS[@]}" $fuzzers
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    ctest --test-dir "$dir" -j "$JOBS" -L "$(labels "${ASAN_TESTS[@]}")" --output-on-failure --timeout 600
+    ;;
+  thread)
+    dir=${TSAN_BUILD_DIR:-build-tsan}
+    configure "$dir" thread
+    cmake --build "$dir" -j "$JOBS" --target "${TSAN_TESTS[@]}"
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+    ctest --test-dir "$dir" -j "$JOBS" -L "$(labels "${TSAN_TESTS[@]}")" --output-on-failure --timeout 600
+    ;;
+  *)
+    echo "usage: scripts/sanitize.sh address|thread|configure DIR MODE" >&2
+    exit 2
+    ;;
+esac
