@@ -26,7 +26,9 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
   const std::string& path = options.model_path;
   if (path.empty()) return make_error("no model file given");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return make_error("cannot load '" + path + "': no such file");
+  if (!std::filesystem::is_regular_file(path, ec))
+    return make_error("cannot load '" + path + "': " +
+                      (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
   auto model = Model::load(path);
   if (!model) return make_error("cannot load " + model.error().message);
   auto tokenizer = tokenizer_from_gguf((*model)->file());

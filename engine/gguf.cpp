@@ -92,7 +92,9 @@ GgufValue gguf_read_scalar(GgufType type, const uint8_t* q) {
 
 Result<GgufFile> GgufFile::open(const std::filesystem::path& path) {
   auto fail = [&](const std::string& msg) { return make_error(path.string() + ": " + msg); };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a path naming a FIFO (a client can name any path as its model) must give
+  // "not a regular file" below, not block the engine thread in open() forever.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return fail(std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
