@@ -7,22 +7,12 @@
 #include <filesystem>
 
 #include "fuzz/fuzz_tokenizer.cpp"
-#include "tests/support/testing.h"
+#include "tests/support/fuzz_corpus.h"
 
 TEST_CASE("tokenizer corpus: every seed and past crasher passes the fuzz checks", "[tokenizer][fuzz]") {
   namespace fs = std::filesystem;
   // The fuzz target finds the shared vocabularies through $WAFER_TESTDATA (absent: it runs
   // with the synthetic vocabulary only).
   setenv("WAFER_TESTDATA", wafer::test::testdata_dir().string().c_str(), 1);
-  fs::path dir = fs::path(__FILE__).parent_path() / "corpus" / "tokenizer";
-  REQUIRE(fs::is_directory(dir));
-  int files = 0;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".md") continue;
-    std::string bytes = wafer::test::read_file(e.path());
-    INFO(e.path().filename().string());
-    CHECK(LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()) == 0);
-    ++files;
-  }
-  CHECK(files >= 8);
+  CHECK(wafer::test::replay_corpus(fs::path(__FILE__).parent_path() / "corpus" / "tokenizer", LLVMFuzzerTestOneInput) >= 8);
 }

@@ -26,9 +26,7 @@ json open_params(const std::string& text, int version = 1) {
 }
 
 json inline_params(int line, int character, int trigger_kind = 2) {
-  return {{"textDocument", {{"uri", kUri}}},
-          {"position", {{"line", line}, {"character", character}}},
-          {"context", {{"triggerKind", trigger_kind}}}};
+  return inline_completion_params(kUri, line, character, trigger_kind);
 }
 
 json insert_change(int version, int line, int character, const std::string& text) {

@@ -21,11 +21,7 @@ json open_params() {
 }
 
 json inline_params(int line, int character, json token = nullptr) {
-  json p = {{"textDocument", {{"uri", kUri}}},
-            {"position", {{"line", line}, {"character", character}}},
-            {"context", {{"triggerKind", 1}}}};
-  if (!token.is_null()) p["partialResultToken"] = token;
-  return p;
+  return inline_completion_params(kUri, line, character, 1, std::move(token));
 }
 
 bool is_method(const json& m, const std::string& method) { return m.value("method", "") == method; }

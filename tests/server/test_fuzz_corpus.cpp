@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <functional>
 
-#include "tests/support/testing.h"
+#include "tests/support/fuzz_corpus.h"
 
 #define LLVMFuzzerTestOneInput fuzz_framing_one
 #include "fuzz/fuzz_framing.cpp"
@@ -22,20 +22,8 @@
 
 namespace {
 
-// Runs every file of corpus/<name> through the target; returns how many there were.
 int replay(const std::string& name, const std::function<int(const uint8_t*, size_t)>& target) {
-  namespace fs = std::filesystem;
-  fs::path dir = fs::path(__FILE__).parent_path() / "corpus" / name;
-  REQUIRE(fs::is_directory(dir));
-  int files = 0;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".md") continue;
-    std::string bytes = wafer::test::read_file(e.path());
-    INFO(e.path().filename().string());
-    CHECK(target(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()) == 0);
-    ++files;
-  }
-  return files;
+  return wafer::test::replay_corpus(std::filesystem::path(__FILE__).parent_path() / "corpus" / name, target);
 }
 
 }  // namespace

@@ -201,6 +201,14 @@ int LspClient::shutdown_and_exit(int timeout_ms) {
   return proc_.wait(timeout_ms);
 }
 
+json inline_completion_params(const std::string& uri, int line, int character, int trigger_kind, json partial_token) {
+  json p = {{"textDocument", {{"uri", uri}}},
+            {"position", {{"line", line}, {"character", character}}},
+            {"context", {{"triggerKind", trigger_kind}}}};
+  if (!partial_token.is_null()) p["partialResultToken"] = std::move(partial_token);
+  return p;
+}
+
 bool json_matches(const json& expected, const json& actual) {
   if (expected.is_object()) {
     if (!actual.is_object()) return false;

@@ -84,6 +84,11 @@ class LspClient {
   int64_t next_id_ = 1;
 };
 
+// textDocument/inlineCompletion params at a position (triggerKind 1: invoked, 2:
+// automatic), with a partialResultToken when partial_token is not null.
+json inline_completion_params(const std::string& uri, int line, int character, int trigger_kind = 1,
+                              json partial_token = nullptr);
+
 // Every key of `expected` is in `actual` with a matching value (recursively; arrays must
 // have the same length). Used for transcript and reply checks.
 bool json_matches(const json& expected, const json& actual);
