@@ -16,6 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/sanitize.sh address|thread|configure DIR MODE}
 JOBS=${JOBS:-$(nproc)}
+CLANG_CC=${CLANG_CC:-clang}      # another clang (e.g. clang-19 with libclang-rt-19-dev) through these
+CLANG_CXX=${CLANG_CXX:-clang++}
 
 # Test executables (their ctest labels) run under ASan + UBSan.
 ASAN_TESTS=(
@@ -31,10 +33,10 @@ TSAN_TESTS=(tsan_server_test_scheduler tsan_engine_test_threadpool)
 
 need_clang() {
   local problem=""
-  if ! command -v clang++ >/dev/null; then
-    problem="clang++ not found"
-  elif [ ! -f "$(clang++ -print-runtime-dir)/libclang_rt.fuzzer-x86_64.a" ] &&
-       [ ! -f "$(clang++ -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" ]; then
+  if ! command -v "$CLANG_CXX" >/dev/null; then
+    problem="$CLANG_CXX not found"
+  elif [ ! -f "$("$CLANG_CXX" -print-runtime-dir)/libclang_rt.fuzzer-x86_64.a" ] &&
+       [ ! -f "$("$CLANG_CXX" -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" ]; then
     problem="clang's sanitizer/libFuzzer runtime not found"
   fi
   [ -z "$problem" ] && return 0
@@ -46,7 +48,7 @@ need_clang() {
 configure() {  # configure DIR address|thread
   local dir=$1 kind=$2 flag
   if [ "$kind" = thread ]; then flag=-DWAFER_TSAN=ON; else flag=-DWAFER_FUZZ=ON; fi
-  CC=clang CXX=clang++ cmake -S . -B "$dir" "$flag" -DWAFER_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  CC=$CLANG_CC CXX=$CLANG_CXX cmake -S . -B "$dir" "$flag" -DWAFER_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" >/dev/null
 }
 
