@@ -22,11 +22,9 @@ CLANG_CXX=${CLANG_CXX:-clang++}
 # Test executables (their ctest labels) run under ASan + UBSan.
 ASAN_TESTS=(
   server_test_framing server_test_jsonrpc server_test_protocol server_test_documents server_test_syntax
-  server_test_settings server_test_options server_test_utf8 server_test_scheduler server_test_completion
-  server_test_context server_test_extra_context server_test_filters server_test_stop_rules
-  server_test_typing_cache server_test_fuzz_corpus
+  server_test_scheduler server_test_completion server_test_context server_test_fuzz_corpus
   engine_test_gguf engine_test_gguf_hostile engine_test_gguf_corpus engine_test_tokenizer
-  engine_test_tokenizer_corpus engine_test_pretokenize engine_test_unicode engine_test_fim_template engine_test_mapping_guard
+  engine_test_tokenizer_corpus engine_test_mapping_guard
   integration_test_lsp_session integration_test_transcripts integration_test_faults
 )
 TSAN_TESTS=(tsan_server_test_scheduler tsan_engine_test_threadpool)
