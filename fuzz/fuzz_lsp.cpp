@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -49,7 +50,9 @@ const std::string& script_path() {
     std::fputs(R"js({"text": "value = compute(x)\n    return value\n", "chunk_bytes": 3,
                    "rules": [{"prefix_ends_with": "(", "text": "a, b)"}], "echo_prefix_tail": 4})js", f);
     std::fclose(f);
-    std::atexit([] { std::filesystem::remove(script_path()); });
+    // Removed at exit through a copy that outlives the function-local string.
+    static char* to_remove = strdup(p.c_str());
+    std::atexit([] { std::remove(to_remove); });
     return p.string();
   }();
   return path;
