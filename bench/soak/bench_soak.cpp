@@ -143,7 +143,15 @@ class Soak {
   };
 
   void keystroke(Doc& doc, int i) {
-    char ch = kSnippet[doc.pos++ % std::char_traits<char>::length(kSnippet)];
+    const size_t len = std::char_traits<char>::length(kSnippet);
+    if (doc.pos > 0 && doc.pos % len == 0) {
+      // The snippet is typed out: start the document afresh (a full-text change), so its
+      // size stays bounded and RSS growth means a leak, not a bigger document.
+      c_.notify("textDocument/didChange", {{"textDocument", {{"uri", doc.uri}, {"version", ++doc.version}}},
+                                           {"contentChanges", {{{"text", ""}}}}});
+      doc.line = doc.character = 0;
+    }
+    char ch = kSnippet[doc.pos++ % len];
     json range = {{"start", {{"line", doc.line}, {"character", doc.character}}},
                   {"end", {{"line", doc.line}, {"character", doc.character}}}};
     c_.notify("textDocument/didChange", {{"textDocument", {{"uri", doc.uri}, {"version", ++doc.version}}},
