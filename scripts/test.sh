@@ -6,7 +6,7 @@
 # Phases (WAFER_PHASES, default all of them, in this order):
 #   build  cmake build of everything in BUILD_DIR (gcc, -Werror)
 #   test   ctest: every unit and integration test
-#   soak   bench_soak briefly: typing speed and a flood against `wafer lsp` + bundled model
+#   soak   bench_soak briefly (100 keystrokes at typing speed, a 10000-request flood)
 #   asan   scripts/sanitize.sh address: ASan + UBSan build (clang) of the daemon, the
 #          parser/server tests and the integration tests; runs them
 #   tsan   scripts/sanitize.sh thread: TSan build of the scheduler and thread-pool tests
@@ -53,7 +53,7 @@ build() {
     cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 tests() { ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600; }
-soak() { "$BUILD_DIR/bench/bench_soak" --typing 100 --typing-ms 100 --flood 2000; }
+soak() { "$BUILD_DIR/bench/bench_soak" --typing 100 --typing-ms 100 --flood 10000; }
 fuzz() {
   local dir=${ASAN_BUILD_DIR:-build-asan} logs targets failed=0
   scripts/sanitize.sh configure "$dir" address || return $?
