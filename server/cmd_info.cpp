@@ -30,7 +30,7 @@ int run_info(const Options& o) {
     std::fprintf(stderr, "wafer info: %s\n", file.error().message.c_str());
     return kExitFailure;
   }
-  ModelInfo info = describe_model(*file, path);
+  ModelReport info = describe_model(*file, path);
   std::optional<Residency> residency;
   if (o.residency) {
     auto r = measure_residency(*file, o.threads);

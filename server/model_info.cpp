@@ -67,8 +67,8 @@ void line(std::string& out, const std::string& label, const std::string& value) 
 
 }  // namespace
 
-ModelInfo describe_model(const GgufFile& f, const std::string& path) {
-  ModelInfo info;
+ModelReport describe_model(const GgufFile& f, const std::string& path) {
+  ModelReport info;
   info.path = path;
   info.file_size = f.file_size();
   info.gguf_version = f.version();
@@ -103,7 +103,7 @@ ModelInfo describe_model(const GgufFile& f, const std::string& path) {
   return info;
 }
 
-std::string info_text(const ModelInfo& m) {
+std::string info_text(const ModelReport& m) {
   std::string s;
   line(s, "file", m.path + " (" + human_bytes(m.file_size) + ", " + grouped(m.file_size) + " bytes, GGUF v" +
                       std::to_string(m.gguf_version) + ")");
@@ -155,7 +155,7 @@ std::string info_text(const ModelInfo& m) {
   return s;
 }
 
-nlohmann::json info_json(const ModelInfo& m) {
+nlohmann::json info_json(const ModelReport& m) {
   using nlohmann::json;
   json j;
   j["file"] = m.path;

@@ -43,7 +43,10 @@ struct FimReport {
   std::string format;  // the prompt format chosen automatically, e.g. "qwen" (engine/fim_template.h)
 };
 
-struct ModelInfo {
+// (Not named ModelInfo: engine/engine.h's wafer::ModelInfo is another type, and two class
+// definitions under one name are an ODR violation — UBSan caught the linker mixing their
+// inline constructors.)
+struct ModelReport {
   std::string path;
   uint64_t file_size = 0;
   uint32_t gguf_version = 0;
@@ -60,9 +63,9 @@ struct ModelInfo {
   FimReport fim;
 };
 
-ModelInfo describe_model(const GgufFile& file, const std::string& path);
-std::string info_text(const ModelInfo& info);
-nlohmann::json info_json(const ModelInfo& info);
+ModelReport describe_model(const GgufFile& file, const std::string& path);
+std::string info_text(const ModelReport& info);
+nlohmann::json info_json(const ModelReport& info);
 
 // FIM tokens of a model (server/info_fim.cpp). Tokenizer owners: this is the one place
 // `wafer info` learns about FIM tokens; replace its body with the engine's FIM discovery.

@@ -18,7 +18,7 @@ TEST_CASE("model info: a synthetic qwen2 model is described completely", "[model
   REQUIRE(write_synthetic_model(spec, dir / "m.gguf").ok());
   auto f = GgufFile::open(dir / "m.gguf");
   REQUIRE(f.ok());
-  ModelInfo m = describe_model(*f, "m.gguf");
+  ModelReport m = describe_model(*f, "m.gguf");
   REQUIRE(m.config);
   CHECK(m.architecture == "qwen2");
   CHECK(m.gguf_version == 3);
@@ -67,7 +67,7 @@ TEST_CASE("model info: a vocabulary-only file of an unknown architecture", "[mod
   auto path = test::require_testdata("tokenizer/ggml-vocab-bert-bge.gguf");
   auto f = GgufFile::open(path);
   REQUIRE(f.ok());
-  ModelInfo m = describe_model(*f, path.string());
+  ModelReport m = describe_model(*f, path.string());
   CHECK_FALSE(m.config);
   CHECK(m.config_error.find("unsupported architecture 'bert'") != std::string::npos);
   CHECK(m.tensor_count == 0);
