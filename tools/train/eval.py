@@ -95,7 +95,8 @@ def baseline(case: Case) -> str:
 class ModelCompleter:
     """Greedy FIM decoding with the PyTorch model (full forward per token; no KV cache)."""
 
-    def __init__(self, ckpt: Path, tok: Tokenizer, max_prefix=160, max_suffix=48, max_new=40):
+    def __init__(self, ckpt: Path, tok: Tokenizer, max_prefix=None, max_suffix=48, max_new=40,
+                 layout="psm"):
         import torch
         from model import Config, Llama
         state = torch.load(ckpt, map_location="cpu")
@@ -108,12 +109,18 @@ class ModelCompleter:
         self.mid, self.eot = tok.special("<|fim_middle|>"), tok.special("<|endoftext|>")
         # Prompt and completion must fit the context the model was trained with.
         n_ctx = self.model.cfg.n_ctx
-        self.max_prefix = min(max_prefix, n_ctx - 3 - max_suffix - max_new)
+        room = n_ctx - 3 - max_suffix - max_new
+        self.max_prefix = room if max_prefix is None else min(max_prefix, room)
         self.max_suffix, self.max_new = max_suffix, max_new
+        self.layout = layout
 
     def prompt(self, case: Case) -> list[int]:
         p = self.tok.encode(case.prefix)[-self.max_prefix:]
         s = self.tok.encode(case.suffix)[: self.max_suffix]
+        if self.layout == "spm":
+            return [self.suf] + s + [self.pre] + p + [self.mid]
+        if self.layout == "plain":      # no suffix: a left-to-right continuation
+            return [self.eot] + p
         return [self.pre] + p + [self.suf] + s + [self.mid]
 
     def complete(self, case: Case) -> tuple[str, int]:
@@ -182,6 +189,8 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--layout", choices=("psm", "spm", "plain"), default="psm",
+                    help="prompt order: PSM, SPM (llama.cpp's spm_infill) or prefix only")
     args = ap.parse_args()
     try:
         import torch
@@ -190,7 +199,7 @@ def main() -> int:
         pass
     tok = Tokenizer.load(args.corpus / "tokenizer.json")
     cases = make_cases(corpus.read_jsonl(args.corpus / "heldout.jsonl"), args.n, args.seed)
-    completer = ModelCompleter(args.checkpoint, tok) if args.checkpoint else None
+    completer = ModelCompleter(args.checkpoint, tok, layout=args.layout) if args.checkpoint else None
     res = run(cases, tok, completer)
     print(f"cases {res['n']}: exact match model {res['model_exact_rate']:.3f} "
           f"baseline {res['baseline_exact_rate']:.3f}; first token model "

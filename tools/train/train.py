@@ -132,7 +132,21 @@ def save_ckpt(path: Path, model, opt, step, elapsed, rng, args, cfg, history):
     os.replace(tmp, path)
 
 
+# PyTorch 1.13 frees its large activation buffers back to the system after every step, so
+# glibc maps and page-faults them in again on the next one: at a 512-token context that made
+# training 3.6x slower (215 vs 776 tokens/s). Keeping freed memory in the heap avoids it.
+KEEP_HEAP = "glibc.malloc.mmap_threshold=4294967295:glibc.malloc.trim_threshold=4294967295"
+
+
+def keep_heap() -> None:
+    """Re-executes this script once with KEEP_HEAP set (glibc reads it only at start-up)."""
+    if "glibc.malloc" not in os.environ.get("GLIBC_TUNABLES", ""):
+        env = dict(os.environ, GLIBC_TUNABLES=KEEP_HEAP)
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
 def main() -> int:
+    keep_heap()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", type=Path, default=corpus.DEFAULT_CACHE)
     ap.add_argument("--run", type=Path, required=True, help="run directory (checkpoints, log)")
@@ -160,7 +174,8 @@ def main() -> int:
     ap.add_argument("--bench", type=int, default=0, help="time N steps and exit")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", type=Path,
-                    help="start from this checkpoint's weights (same config; fresh optimizer and schedule)")
+                    help="start from this checkpoint's weights (same config except possibly --ctx; "
+                         "fresh optimizer and schedule)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -196,7 +211,9 @@ def main() -> int:
         print(f"resumed at step {step}", flush=True)
     elif args.init:
         init = torch.load(args.init, map_location="cpu")
-        if init["config"] != cfg.to_dict():
+        # The context length may differ (RoPE tables are not weights): a longer-context
+        # continuation of a shorter run.
+        if {**init["config"], "n_ctx": cfg.n_ctx} != cfg.to_dict():
             print(f"--init {args.init}: config {init['config']} differs from {cfg.to_dict()}", flush=True)
             return 2
         model.load_state_dict(init["model"])
