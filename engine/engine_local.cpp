@@ -39,7 +39,8 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
                       fim.error().message);
   auto tmpl = parse_fim_template(options.fim_template);
   if (!tmpl) return make_error(tmpl.error().message);
-  const FimTemplate resolved = resolve_fim_template(*tmpl, *fim, *tokenizer);
+  const FimTemplate resolved =
+      resolve_fim_template(*tmpl, *fim, *tokenizer, preferred_fim_order((*model)->file()));
   return std::unique_ptr<LocalEngine>(
       new LocalEngine(options, std::move(*model), std::move(*tokenizer), std::move(*fim), resolved));
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "engine/gguf.h"
+
 namespace wafer {
 namespace {
 
@@ -58,10 +60,12 @@ Result<FimTemplate> parse_fim_template(std::string_view name) {
   for (auto [suffix, order] : {std::pair{std::string_view("spm"), FimOrder::kSpm}, {"psm", FimOrder::kPsm}}) {
     if (base == suffix) {
       t.order = order;
+      t.order_given = true;
       return t;
     }
     if (base.size() > suffix.size() + 1 && base.ends_with(suffix) && base[base.size() - suffix.size() - 1] == '-') {
       t.order = order;
+      t.order_given = true;
       base.remove_suffix(suffix.size() + 1);
       break;
     }
@@ -83,7 +87,14 @@ std::string fim_template_name(const FimTemplate& t) {
   return t.order == FimOrder::kSpm ? name + "-spm" : name;
 }
 
-FimTemplate resolve_fim_template(FimTemplate requested, const FimTokens& fim, const Tokenizer& tokenizer) {
+FimOrder preferred_fim_order(const GgufFile& file) {
+  auto order = file.get_string(kFimOrderKey);
+  return order.ok() && *order == "spm" ? FimOrder::kSpm : FimOrder::kPsm;
+}
+
+FimTemplate resolve_fim_template(FimTemplate requested, const FimTokens& fim, const Tokenizer& tokenizer,
+                                 FimOrder preferred) {
+  if (!requested.order_given) requested.order = preferred;
   if (requested.format != FimFormat::kAuto) return requested;
   FimTemplate t = requested;
   if (fim.family == "qwen")

@@ -34,7 +34,12 @@ enum class FimOrder { kPsm, kSpm };
 struct FimTemplate {
   FimFormat format = FimFormat::kAuto;
   FimOrder order = FimOrder::kPsm;
+  bool order_given = false;  // the name said -spm/-psm; else the model's preferred order applies
 };
+
+// The metadata key a model file uses to say which order it was mostly trained on ("spm" or
+// "psm"); wafer's bundled model sets it to "spm". Absent: PSM, the order every FIM model knows.
+inline constexpr std::string_view kFimOrderKey = "wafer.fim_order";
 
 // "auto" (or ""), "generic", "qwen", "starcoder", "deepseek", "codellama", "codegemma",
 // each optionally followed by "-spm" or "-psm"; "spm"/"psm" alone keep the format automatic.
@@ -42,8 +47,14 @@ Result<FimTemplate> parse_fim_template(std::string_view name);
 std::string fim_template_name(const FimTemplate& t);
 
 // The format for kAuto, from the family of the model's FIM tokens (CodeGemma shares
-// Qwen's marker names and is told apart by its <|file_separator|> token).
-FimTemplate resolve_fim_template(FimTemplate requested, const FimTokens& fim, const Tokenizer& tokenizer);
+// Qwen's marker names and is told apart by its <|file_separator|> token); the order, unless
+// the name gave one, is the model's preferred order (`preferred_fim_order`).
+FimTemplate resolve_fim_template(FimTemplate requested, const FimTokens& fim, const Tokenizer& tokenizer,
+                                 FimOrder preferred = FimOrder::kPsm);
+
+class GgufFile;
+// The order named by the model file's kFimOrderKey; PSM when absent or not "spm".
+FimOrder preferred_fim_order(const GgufFile& file);
 
 struct FimParts {
   const std::vector<ContextFile>* extra = nullptr;  // files placed before the current one

@@ -52,7 +52,7 @@ FimReport describe_fim(const GgufFile& file) {
   add("pad", fim->pad);
   add("repo", fim->repo);
   add("file_sep", fim->file_sep);
-  report.format = fim_template_name(resolve_fim_template(FimTemplate{}, *fim, *tok));
+  report.format = fim_template_name(resolve_fim_template(FimTemplate{}, *fim, *tok, preferred_fim_order(file)));
   report.source = file.has("tokenizer.ggml.fim_pre_token_id") ? "metadata"
                                                                : "vocabulary, " + fim->family + " token names";
   return report;

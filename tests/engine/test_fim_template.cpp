@@ -7,6 +7,7 @@
 
 #include "engine/fim_template.h"
 #include "engine/gguf.h"
+#include "engine/gguf_writer.h"
 #include "engine/synthetic_model.h"
 #include "engine/tokenizer_gguf.h"
 #include "tests/support/testing.h"
@@ -125,6 +126,32 @@ TEST_CASE("fim template: automatic format from the model's tokens", "[fim_templa
   CHECK(resolve_fim_template(FimTemplate{}, v.fim, v.tokenizer).format == FimFormat::kQwen);
   CHECK(resolve_fim_template(named("spm"), v.fim, v.tokenizer).order == FimOrder::kSpm);
   CHECK(resolve_fim_template(named("deepseek"), v.fim, v.tokenizer).format == FimFormat::kDeepSeek);
+}
+
+TEST_CASE("fim template: the model's preferred order applies unless the name gives one", "[fim_template]") {
+  Vocab v = synthetic();
+  const FimOrder spm = FimOrder::kSpm, psm = FimOrder::kPsm;
+  CHECK(resolve_fim_template(named("auto"), v.fim, v.tokenizer, spm).order == spm);
+  CHECK(resolve_fim_template(named("qwen"), v.fim, v.tokenizer, spm).order == spm);
+  CHECK(resolve_fim_template(named("psm"), v.fim, v.tokenizer, spm).order == psm);
+  CHECK(resolve_fim_template(named("qwen-psm"), v.fim, v.tokenizer, spm).order == psm);
+  CHECK(resolve_fim_template(named("auto"), v.fim, v.tokenizer, psm).order == psm);
+  CHECK(fim_template_name(resolve_fim_template(named("auto"), v.fim, v.tokenizer, spm)) == "qwen-spm");
+
+  test::TempDir dir;
+  auto order_in = [&](const char* value) {
+    GgufWriter w;
+    w.add_string("general.architecture", "llama");
+    if (value) w.add_string(kFimOrderKey, value);
+    REQUIRE(w.write(dir / "m.gguf").ok());
+    auto file = GgufFile::open(dir / "m.gguf");
+    REQUIRE(file.ok());
+    return preferred_fim_order(*file);
+  };
+  CHECK(order_in("spm") == spm);
+  CHECK(order_in("psm") == psm);
+  CHECK(order_in(nullptr) == psm);
+  CHECK(order_in("sideways") == psm);
 }
 
 TEST_CASE("fim template: automatic format of StarCoder and DeepSeek-Coder vocabularies", "[fim_template][testdata]") {

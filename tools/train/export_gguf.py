@@ -67,8 +67,10 @@ def add_tokenizer(w: gguf.GGUFWriter, tok: Tokenizer) -> None:
 
 
 def export(state_dict: dict, cfg: dict, tok: Tokenizer, out: Path, qtype: str,
-           name: str = "wafer-tiny-code") -> None:
-    """state_dict: model.py parameter name -> numpy float32 array (or torch tensor)."""
+           name: str = "wafer-tiny-code", fim_order: str | None = None) -> None:
+    """state_dict: model.py parameter name -> numpy float32 array (or torch tensor).
+    fim_order: "spm" or "psm", written as wafer.fim_order (the FIM order wafer prompts this
+    model in unless told otherwise); None writes nothing (PSM)."""
     if cfg["n_vocab"] != tok.n_vocab:
         raise ValueError(f"model vocab {cfg['n_vocab']} != tokenizer vocab {tok.n_vocab}")
     w = gguf.GGUFWriter()
@@ -89,6 +91,8 @@ def export(state_dict: dict, cfg: dict, tok: Tokenizer, out: Path, qtype: str,
     w.add(a + "rope.freq_base", gguf.T_FLOAT32, float(cfg["rope_base"]))
     w.add(a + "attention.layer_norm_rms_epsilon", gguf.T_FLOAT32, float(cfg["norm_eps"]))
     add_tokenizer(w, tok)
+    if fim_order:
+        w.add("wafer.fim_order", gguf.T_STRING, fim_order)
 
     arrays = {k: (v.detach().float().numpy() if hasattr(v, "detach") else np.asarray(v, np.float32))
               for k, v in state_dict.items()}
@@ -111,11 +115,18 @@ def main() -> int:
     ap.add_argument("tokenizer", type=Path)
     ap.add_argument("out", type=Path)
     ap.add_argument("--type", choices=sorted(FILE_TYPE), default="q8_0")
+    ap.add_argument("--fim-order", choices=("auto", "spm", "psm"), default="auto",
+                    help="order wafer should prompt in; auto: SPM if most of the run's FIM "
+                         "examples were SPM (train.py --spm-rate above 0.5)")
     args = ap.parse_args()
     import torch
     state = torch.load(args.checkpoint, map_location="cpu")
-    export(state["model"], state["config"], Tokenizer.load(args.tokenizer), args.out, args.type)
-    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes, {args.type})")
+    order = args.fim_order
+    if order == "auto":
+        order = "spm" if state.get("args", {}).get("spm_rate", 0.0) > 0.5 else "psm"
+    export(state["model"], state["config"], Tokenizer.load(args.tokenizer), args.out, args.type,
+           fim_order=order)
+    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes, {args.type}, FIM order {order})")
     return 0
 
 
