@@ -96,7 +96,7 @@ class ModelCompleter:
     """Greedy FIM decoding with the PyTorch model (full forward per token; no KV cache)."""
 
     def __init__(self, ckpt: Path, tok: Tokenizer, max_prefix=None, max_suffix=48, max_new=40,
-                 layout="psm"):
+                 layout="psm", heal=False):
         import torch
         from model import Config, Llama
         state = torch.load(ckpt, map_location="cpu")
@@ -113,31 +113,58 @@ class ModelCompleter:
         self.max_prefix = room if max_prefix is None else min(max_prefix, room)
         self.max_suffix, self.max_new = max_suffix, max_new
         self.layout = layout
+        self.heal = heal
+        # Bytes of every ordinary token (None for special ones), for token healing.
+        self.token_bytes = [tok.decode_bytes([i]) if tok.token_type[i] == 1 else None
+                            for i in range(tok.n_vocab)]
+        self.allowed_cache: dict[bytes, list[int]] = {}
 
-    def prompt(self, case: Case) -> list[int]:
+    def prompt(self, case: Case) -> tuple[list[int], bytes]:
+        """(prompt ids, healed bytes): with token healing the prefix's last token is taken
+        off the prompt and its bytes are what the completion must start with."""
         p = self.tok.encode(case.prefix)[-self.max_prefix:]
         s = self.tok.encode(case.suffix)[: self.max_suffix]
+        healed = b""
+        if self.heal and p:
+            healed, p = self.tok.decode_bytes(p[-1:]), p[:-1]
         if self.layout == "spm":
-            return [self.suf] + s + [self.pre] + p + [self.mid]
+            return [self.suf] + s + [self.pre] + p + [self.mid], healed
         if self.layout == "plain":      # no suffix: a left-to-right continuation
-            return [self.eot] + p
-        return [self.pre] + p + [self.suf] + s + [self.mid]
+            return [self.eot] + p, healed
+        return [self.pre] + p + [self.suf] + s + [self.mid], healed
+
+    def allowed(self, need: bytes) -> list[int]:
+        """Tokens that agree with the bytes still to be regenerated: they start with them,
+        or are a prefix of them (the constraint then continues on the next token)."""
+        hit = self.allowed_cache.get(need)
+        if hit is None:
+            hit = [i for i, b in enumerate(self.token_bytes)
+                   if b and (b.startswith(need) or need.startswith(b))]
+            self.allowed_cache[need] = hit
+        return hit
 
     def complete(self, case: Case) -> tuple[str, int]:
         """(predicted rest of line, first predicted token id)."""
-        ids = self.prompt(case)
+        ids, healed = self.prompt(case)
+        need = healed
         out: list[int] = []
         with self.torch.no_grad():
             for _ in range(self.max_new):
                 logits = self.model(self.torch.tensor([ids + out]))[0, -1]
-                t = int(logits.argmax())
-                if t == self.eot:
-                    break
+                if need:
+                    cand = self.allowed(need)
+                    t = cand[int(logits[cand].argmax())]
+                    b = self.token_bytes[t]
+                    need = need[len(b):] if need.startswith(b) else b""
+                else:
+                    t = int(logits.argmax())
+                    if t == self.eot:
+                        break
                 out.append(t)
-                if "\n" in self.tok.decode(out):
+                if b"\n" in self.tok.decode_bytes(out)[len(healed):]:
                     break
-        text = self.tok.decode(out).split("\n")[0]
-        return text, (out[0] if out else self.eot)
+        text = self.tok.decode_bytes(out)[len(healed):].decode("utf-8", errors="replace")
+        return text.split("\n")[0], (out[0] if out else self.eot)
 
 
 def first_token(tok: Tokenizer, text: str) -> int | None:
@@ -191,6 +218,8 @@ def main() -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--layout", choices=("psm", "spm", "plain"), default="psm",
                     help="prompt order: PSM, SPM (llama.cpp's spm_infill) or prefix only")
+    ap.add_argument("--heal", action="store_true",
+                    help="token healing: regenerate the prefix's last token, constrained to its text")
     args = ap.parse_args()
     try:
         import torch
@@ -199,7 +228,7 @@ def main() -> int:
         pass
     tok = Tokenizer.load(args.corpus / "tokenizer.json")
     cases = make_cases(corpus.read_jsonl(args.corpus / "heldout.jsonl"), args.n, args.seed)
-    completer = ModelCompleter(args.checkpoint, tok, layout=args.layout) if args.checkpoint else None
+    completer = ModelCompleter(args.checkpoint, tok, layout=args.layout, heal=args.heal) if args.checkpoint else None
     res = run(cases, tok, completer)
     print(f"cases {res['n']}: exact match model {res['model_exact_rate']:.3f} "
           f"baseline {res['baseline_exact_rate']:.3f}; first token model "
