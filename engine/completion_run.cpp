@@ -136,6 +136,7 @@ class Run {
     const size_t row_size = ctx_.n_vocab;
     SamplerParams sp;
     sp.temperature = req_.temperature;
+    sp.top_p = req_.top_p;
     sp.seed = req_.seed;
     Sampler sampler(sp);
     const bool speculate = req_.temperature <= 0 && ctx_.settings.draft.max_draft > 0;

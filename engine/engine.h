@@ -61,6 +61,7 @@ struct CompletionRequest {
   double max_decode_ms = 0;       // 0: no limit
   std::vector<std::string> stop;  // stop strings (not included in the output)
   float temperature = 0;          // 0: greedy
+  float top_p = 0.95f;            // nucleus cut when sampling (temperature > 0); 1: off
   uint64_t seed = 0;
   // Checked between tokens and prefill chunks; set from any thread to stop early.
   std::shared_ptr<std::atomic<bool>> cancel;

@@ -8,6 +8,13 @@ lsp::InlineCompletionList inline_completion_result(const std::string& text, cons
   return list;
 }
 
+lsp::InlineCompletionList inline_completion_result(const std::vector<std::string>& texts, const lsp::Position& cursor) {
+  lsp::InlineCompletionList list;
+  for (const std::string& text : texts)
+    if (!text.empty()) list.items.push_back({text, {cursor, cursor}});
+  return list;
+}
+
 lsp::CompletionList completion_result(const std::string& text, const lsp::Position& cursor) {
   lsp::CompletionList list;
   if (text.empty()) return list;

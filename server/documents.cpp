@@ -42,6 +42,15 @@ Point advance_point(Point p, std::string_view inserted) {
 
 }  // namespace
 
+ByteEdit insertion_edit(std::string_view text, size_t at, std::string_view inserted) {
+  ByteEdit e;
+  e.start = e.old_end = at;
+  e.new_end = at + inserted.size();
+  e.start_point = e.old_end_point = point_at(text, at);
+  e.new_end_point = advance_point(e.start_point, inserted);
+  return e;
+}
+
 std::string_view Snapshot::line(size_t i) const {
   if (i >= line_starts.size()) return {};
   size_t b = line_starts[i];

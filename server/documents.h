@@ -53,6 +53,9 @@ struct ByteEdit {
   Point start_point, old_end_point, new_end_point;
 };
 
+// The edit that inserts `inserted` at byte `at` of `text`.
+ByteEdit insertion_edit(std::string_view text, size_t at, std::string_view inserted);
+
 class DocumentStore {
  public:
   // Opens (or re-opens, replacing) a document; invalid UTF-8 in the text is kept as is.

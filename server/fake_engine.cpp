@@ -46,6 +46,7 @@ Result<FakeScript> parse_fake_script(std::string_view json_text) {
     s.name = j.value("name", s.name);
     s.fail = j.value("fail", s.fail);
     s.fail_after_chunks = j.value("fail_after_chunks", s.fail_after_chunks);
+    s.sampled = j.value("sampled", s.sampled);
     if (auto rules = j.find("rules"); rules != j.end())
       for (const auto& r : *rules) s.rules.push_back({r.at("prefix_ends_with").get<std::string>(), r.at("text").get<std::string>()});
   } catch (const nlohmann::json::exception& e) {
@@ -132,6 +133,7 @@ void FakeEngine::complete(const CompletionRequest& request, const CompletionCall
       target = r.text;
       break;
     }
+  if (request.temperature > 0 && !script_.sampled.empty()) target = script_.sampled[request.seed % script_.sampled.size()];
   if (script_.echo_prefix_tail) {
     size_t n = std::min(script_.echo_prefix_tail, request.prefix.size());
     target += request.prefix.substr(request.prefix.size() - n);

@@ -5,6 +5,7 @@
 //
 // Script (JSON): {"text": "...",                 default completion
 //                 "rules": [{"prefix_ends_with": "def f(", "text": "x):"}],  first match wins
+//                 "sampled": ["a", "b"],         temperature > 0: sampled[seed % size] instead
 //                 "echo_prefix_tail": 0,         >0: append the last N bytes of the prefix
 //                 "chunk_bytes": 4,              bytes per streamed "token" (UTF-8 safe)
 //                 "first_token_ms": 0, "token_ms": 0,
@@ -28,6 +29,7 @@ struct FakeScript {
   };
   std::string text;
   std::vector<Rule> rules;
+  std::vector<std::string> sampled;
   size_t echo_prefix_tail = 0;
   size_t chunk_bytes = 4;
   double first_token_ms = 0;

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "server/completion.h"
+#include "server/completion_state.h"
 #include "server/context.h"
 #include "server/filters.h"
 #include "server/lsp_server.h"
@@ -109,8 +110,14 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   const std::string_view before = std::string_view(snapshot->text).substr(0, *offset);
   const std::string_view after = std::string_view(snapshot->text).substr(*offset);
 
+  // Alternatives for an invoked request (remote backends decode greedily whatever they are
+  // asked, so theirs would repeat); such a request skips typing-through, which has one.
+  const bool alternatives = p.trigger_kind == lsp::kTriggerInvoked && inline_kind && options_.alternatives > 1 &&
+                            scheduler_->served_by() == "engine";
   // Typing-through: the user typed the head of the last suggestion; no debounce, no engine.
-  if (std::optional<std::string> rest = typing_.lookup(uri, before, after)) {
+  std::optional<std::string> rest;
+  if (!alternatives) rest = typing_.lookup(uri, before, after);
+  if (rest) {
     scheduler_->supersede(uri);
     json result = make_result(inline_kind, *rest, cursor);
     if (inline_kind) result["wafer"] = {{"served_by", "typing"}};
@@ -148,101 +155,122 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   ctx.request.repo_name = repo_name_of(root_uri_);
   if (const grammars::LanguageRules* rules = view->language ? grammars::language_rules(view->language->name) : nullptr)
     ctx.request.line_comment = std::string(rules->line_comment);
-  auto facts = std::make_shared<const CursorFacts>(std::move(ctx.facts));
+  auto st = std::make_shared<CompletionState>();
+  st->uri = uri;
+  st->version = version;
+  st->cursor = cursor;
+  st->inline_kind = inline_kind;
+  st->alternatives = alternatives;
+  st->t0 = t0;
+  st->snapshot = snapshot;
+  st->offset = *offset;
+  st->language = view->language;
+  st->tree = view->tree;
+  st->facts = std::make_shared<const CursorFacts>(std::move(ctx.facts));
+  st->mode = mode;
+  // "engine", "llama-server" or "openai": reported with the answer and in the statistics.
+  st->served_by = scheduler_->served_by();
   job.request = std::move(ctx.request);
   // Runs on the engine thread: reads only the immutable facts.
-  job.request.should_stop = [facts, mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
+  job.request.should_stop = [facts = st->facts, mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
   stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
   job.request.max_tokens = options_.max_tokens;
+  if (alternatives) st->request = job.request;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   // Streaming (a wafer extension for inlineCompletion, which has no standard partial
   // results): each $/progress value is the whole suggestion so far; the final reply
   // carries the complete result as usual.
   if (inline_kind && !p.partial_result_token.is_null()) {
-    job.on_text = [this, token = p.partial_result_token, cursor, facts, mode](const std::string&, const std::string& so_far) {
+    job.on_text = [this, token = p.partial_result_token, cursor, facts = st->facts, mode](const std::string&,
+                                                                                            const std::string& so_far) {
       endpoint_.notify("$/progress",
                        {{"token", token}, {"value", inline_completion_result(postprocess(so_far, *facts, mode).text, cursor)}});
     };
   }
-  auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  const size_t offset_bytes = *offset;
-  // "engine", "llama-server" or "openai": reported with the answer and in the statistics.
-  std::string served_by = scheduler_->served_by();
-  job.on_done = [this, shared_reply, uri, version, cursor, inline_kind, t0, facts, mode, snapshot, offset_bytes,
-                 served_by](Scheduler::JobResult r) {
-    auto total = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
-    if (model_file_lost()) {  // the answer was computed from zeroed weights
-      shared_reply->result(empty_result(inline_kind));
-      return;
+  st->reply = std::make_shared<Reply>(std::move(reply));
+  job.on_done = [this, st](Scheduler::JobResult r) { on_greedy_done(st, std::move(r)); };
+  st->current_job = scheduler_->submit(std::move(job));
+  st->reply->on_cancel([this, st] { scheduler_->cancel(st->current_job); });
+}
+
+void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Scheduler::JobResult r) {
+  using Clock = std::chrono::steady_clock;
+  const bool inline_kind = st->inline_kind;
+  const std::string& served_by = st->served_by;
+  auto total = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - st->t0).count(); };
+  if (model_file_lost()) {  // the answer was computed from zeroed weights
+    st->reply->result(empty_result(inline_kind));
+    return;
+  }
+  stats_.record("debounce_ms", r.debounce_ms);
+  if (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kError) {
+    stats_.record("queue_ms", r.queue_ms);
+    stats_.record("engine_ms", r.engine_ms);
+    if (r.timings.first_token_ms > 0) stats_.record("engine_first_token_ms", r.timings.first_token_ms);
+    if (served_by != "engine") {  // the same stages, labelled with the remote backend
+      stats_.record(served_by + "_ms", r.engine_ms);
+      if (r.timings.first_token_ms > 0) stats_.record(served_by + "_first_token_ms", r.timings.first_token_ms);
     }
-    stats_.record("debounce_ms", r.debounce_ms);
-    if (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kError) {
-      stats_.record("queue_ms", r.queue_ms);
-      stats_.record("engine_ms", r.engine_ms);
-      if (r.timings.first_token_ms > 0) stats_.record("engine_first_token_ms", r.timings.first_token_ms);
-      if (served_by != "engine") {  // the same stages, labelled with the remote backend
-        stats_.record(served_by + "_ms", r.engine_ms);
-        if (r.timings.first_token_ms > 0) stats_.record(served_by + "_first_token_ms", r.timings.first_token_ms);
-      }
-    }
-    if (r.first_text_ms >= 0) stats_.record("first_text_ms", r.first_text_ms);
-    stats_.count(std::string("outcome_") + to_string(r.outcome));
-    switch (r.outcome) {
-      case Scheduler::Outcome::kDone:
-        // An edit that arrived while the engine ran is a content change in the server's
-        // ordinary message stream, for which LSP 3.18 says not to answer ContentModified:
-        // the result for the older text is returned (positions as the request gave them);
-        // the client judges whether it is still useful, or cancels.
-        if (workspace_.version(uri) != version) stats_.count("answered_after_edit");
-        {
-          Postprocessed pp = postprocess(r.text, *facts, mode);
-          for (const std::string& name : pp.fired) stats_.count("filter_" + name);
-          if (pp.text.empty() && !r.text.empty()) stats_.count("filtered_to_nothing");
-          const std::string_view text(snapshot->text);
-          typing_.remember(uri, text.substr(0, offset_bytes), text.substr(offset_bytes), pp.text);
-          json result = make_result(inline_kind, pp.text, cursor);
-          // A wafer extension (clients ignore unknown fields): what this answer cost, for
-          // `wafer bench` and editors' status lines.
-          if (inline_kind)
-            result["wafer"] = {{"served_by", served_by},
+  }
+  if (r.first_text_ms >= 0) stats_.record("first_text_ms", r.first_text_ms);
+  stats_.count(std::string("outcome_") + to_string(r.outcome));
+  switch (r.outcome) {
+    case Scheduler::Outcome::kDone: {
+      // An edit that arrived while the engine ran is a content change in the server's
+      // ordinary message stream, for which LSP 3.18 says not to answer ContentModified:
+      // the result for the older text is returned (positions as the request gave them);
+      // the client judges whether it is still useful, or cancels.
+      if (workspace_.version(st->uri) != st->version) stats_.count("answered_after_edit");
+      Postprocessed pp = postprocess(r.text, *st->facts, st->mode);
+      for (const std::string& name : pp.fired) stats_.count("filter_" + name);
+      if (pp.text.empty() && !r.text.empty()) stats_.count("filtered_to_nothing");
+      const std::string_view text(st->snapshot->text);
+      typing_.remember(st->uri, text.substr(0, st->offset), text.substr(st->offset), pp.text);
+      st->result = make_result(inline_kind, pp.text, st->cursor);
+      // A wafer extension (clients ignore unknown fields): what this answer cost, for
+      // `wafer bench` and editors' status lines.
+      if (inline_kind)
+        st->result["wafer"] = {{"served_by", served_by},
                                {"tokens_reused", r.timings.tokens_reused},
                                {"tokens_prefilled", r.timings.tokens_prefilled},
                                {"tokens_generated", r.timings.tokens_generated},
                                {"engine_ms", r.engine_ms},
                                {"debounce_ms", r.debounce_ms}};
-          shared_reply->result(result);
-        }
-        stats_.count("served_by_" + served_by);
-        stats_.record("total_ms", total());
-        stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);
-        break;
-      case Scheduler::Outcome::kError:
-        // A remote backend's problems reach the editor once, through its health report.
-        if (served_by == "engine") log_.error("completion failed: " + r.error);
-        else log_.debug("completion failed: " + r.error);
-        shared_reply->result(empty_result(inline_kind));
-        break;
-      case Scheduler::Outcome::kNoEngine:
-        shared_reply->result(empty_result(inline_kind));
-        break;
-      case Scheduler::Outcome::kCancelled:
-        shared_reply->error({jsonrpc::kRequestCancelled, "request cancelled"});
-        break;
-      case Scheduler::Outcome::kSuperseded:
-        shared_reply->error({jsonrpc::kRequestCancelled, "request cancelled: a newer completion request for the document replaced it"});
-        break;
-      case Scheduler::Outcome::kStale:
-        // The document changed during the debounce: the work is dropped (never queued
-        // behind newer edits), and the request gets "no suggestion" rather than the
-        // ContentModified error LSP reserves for changes outside the message stream.
-        shared_reply->result(empty_result(inline_kind));
-        break;
+      stats_.count("served_by_" + served_by);
+      stats_.record("total_ms", total());
+      stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);
+      st->suggestions.add(pp.text);
+      if (st->alternatives) {
+        run_alternative(st, 1);  // replies when the last one is done
+      } else {
+        st->reply->result(st->result);
+      }
+      break;
     }
-    trace("completion " + uri + ": " + to_string(r.outcome) + ", " + std::to_string(r.text.size()) + " bytes, debounce " +
-          std::to_string(r.debounce_ms) + " ms, engine " + std::to_string(r.engine_ms) + " ms");
-  };
-  Scheduler::JobId id = scheduler_->submit(std::move(job));
-  shared_reply->on_cancel([this, id] { scheduler_->cancel(id); });
+    case Scheduler::Outcome::kError:
+      // A remote backend's problems reach the editor once, through its health report.
+      if (served_by == "engine") log_.error("completion failed: " + r.error);
+      else log_.debug("completion failed: " + r.error);
+      st->reply->result(empty_result(inline_kind));
+      break;
+    case Scheduler::Outcome::kNoEngine:
+      st->reply->result(empty_result(inline_kind));
+      break;
+    case Scheduler::Outcome::kCancelled:
+      st->reply->error({jsonrpc::kRequestCancelled, "request cancelled"});
+      break;
+    case Scheduler::Outcome::kSuperseded:
+      st->reply->error({jsonrpc::kRequestCancelled, "request cancelled: a newer completion request for the document replaced it"});
+      break;
+    case Scheduler::Outcome::kStale:
+      // The document changed during the debounce: the work is dropped (never queued
+      // behind newer edits), and the request gets "no suggestion" rather than the
+      // ContentModified error LSP reserves for changes outside the message stream.
+      st->reply->result(empty_result(inline_kind));
+      break;
+  }
+  trace("completion " + st->uri + ": " + to_string(r.outcome) + ", " + std::to_string(r.text.size()) + " bytes, debounce " +
+        std::to_string(r.debounce_ms) + " ms, engine " + std::to_string(r.engine_ms) + " ms");
 }
 
 }  // namespace wafer

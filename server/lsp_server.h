@@ -27,6 +27,8 @@
 
 namespace wafer {
 
+struct CompletionState;
+
 class LspServer {
  public:
   struct Hooks {
@@ -75,6 +77,10 @@ class LspServer {
   std::vector<ContextFile> extra_context(const std::string& uri, const Workspace::View& view, size_t window_begin,
                                          size_t window_end, std::string_view window_without_cursor_line,
                                          int budget_tokens);
+  void on_greedy_done(const std::shared_ptr<CompletionState>& st, Scheduler::JobResult r);
+  // lsp_alternatives.cpp
+  void run_alternative(const std::shared_ptr<CompletionState>& st, int index);
+  void finish_alternatives(const std::shared_ptr<CompletionState>& st);
   void on_completion_feedback(const nlohmann::json& params, bool partial_accept);
   const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
 

@@ -115,6 +115,17 @@ const std::vector<Flag>& flags() {
       {"--extra-tokens", "lsp", true,
        [](Options& o, std::string_view v) { return parse_number("--extra-tokens", v, o.extra_tokens, 0, 1 << 20); },
        "budget for definitions from other open files and beyond the window (default 512; 0: off)"},
+      {"--alternatives", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--alternatives", v, o.alternatives, 1, 10); },
+       "suggestions for an invoked request: the greedy one, then sampled ones (default 3; 1: greedy only)"},
+      {"--alternatives-temperature", "lsp", true,
+       [](Options& o, std::string_view v) {
+         return parse_double("--alternatives-temperature", v, o.alternatives_temperature, 0.01, 2.0);
+       },
+       "sampling temperature of the alternatives (default 0.7)"},
+      {"--alternatives-top-p", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_double("--alternatives-top-p", v, o.alternatives_top_p, 0.01, 1.0); },
+       "nucleus (top-p) cut of the alternatives' sampling (default 0.95)"},
       {"--languages", "lsp", true,
        [](Options& o, std::string_view v) {
          o.languages.clear();

@@ -38,6 +38,9 @@ struct Options {
   int suffix_tokens = 256;            // FIM window: suffix budget in tokens
   int prefix_step_lines = 16;         // FIM window: the prefix start moves in steps of this many lines
   int extra_tokens = 512;             // budget for definitions from other files and beyond the window
+  int alternatives = 3;               // suggestions for an invoked request: the greedy one + sampled (1: greedy only)
+  double alternatives_temperature = 0.7;  // sampling of the alternatives
+  double alternatives_top_p = 0.95;
   std::vector<std::string> languages; // enabled languageIds; empty: all
   std::string fake_engine;            // tests only: scripted engine instead of a model
   // Remote backend (lsp, bench replay): where completions come from instead of --model.

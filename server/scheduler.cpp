@@ -80,6 +80,7 @@ Scheduler::JobId Scheduler::submit(Job job) {
     return id;
   }
   if (auto it = by_key_.find(job.key); it != by_key_.end()) cancel_with(it->second, Outcome::kSuperseded);
+  if (!job.background) cancel_background();
   auto s = std::make_unique<State>();
   s->id = id;
   s->job = std::move(job);
@@ -304,6 +305,14 @@ bool Scheduler::cancel(JobId id) {
   if (it == jobs_.end() || it->second->cancel_requested) return false;
   cancel_with(id, Outcome::kCancelled);
   return true;
+}
+
+int Scheduler::cancel_background() {
+  std::vector<JobId> ids;
+  for (const auto& [id, s] : jobs_)
+    if (s->job.background && !s->cancel_requested) ids.push_back(id);
+  for (JobId id : ids) cancel_with(id, Outcome::kSuperseded);
+  return static_cast<int>(ids.size());
 }
 
 bool Scheduler::supersede(const std::string& key) {

@@ -57,6 +57,10 @@ class Scheduler {
   struct Job {
     std::string key;      // e.g. the document URI: a newer job with this key supersedes
     int debounce_ms = 0;  // 0: start as soon as the engine is free
+    // Background work (decoding ahead of the cursor): any later submit of a job that is
+    // not background, whatever its key, ends it as superseded at once (a running one at
+    // the engine's next cancellation check), so it never delays a request.
+    bool background = false;
     CompletionRequest request;  // its cancel flag is set by the scheduler
     std::function<bool()> still_current;  // optional, checked when the debounce ends
     std::function<void(const std::string& delta, const std::string& text_so_far)> on_text;
@@ -81,6 +85,8 @@ class Scheduler {
   std::string served_by() const { return backend_ ? backend_->name() : "engine"; }
 
   JobId submit(Job job);
+  // Ends every pending or running background job as superseded. Returns how many.
+  int cancel_background();
   // Cancels a job: at once if it has not started, else when the engine stops (it checks
   // the flag between tokens). Returns false for an unknown or finished job.
   bool cancel(JobId id);

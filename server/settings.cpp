@@ -19,6 +19,16 @@ Status read_int(const json& s, const char* key, int lo, int hi, int& out) {
   return {};
 }
 
+Status read_double(const json& s, const char* key, double lo, double hi, double& out) {
+  auto it = s.find(key);
+  if (it == s.end() || it->is_null()) return {};
+  if (!it->is_number() || !(it->get<double>() >= lo && it->get<double>() <= hi))
+    return make_error(std::string(key) + ": expected a number from " + std::to_string(lo) + " to " +
+                      std::to_string(hi) + ", got " + it->dump());
+  out = it->get<double>();
+  return {};
+}
+
 }  // namespace
 
 Status apply_settings(Options& o, const json& settings_in) {
@@ -55,8 +65,13 @@ Status apply_settings(Options& o, const json& settings_in) {
                                     std::tuple{"suffixTokens", 0, 1 << 20, &next.suffix_tokens},
                                     std::tuple{"prefixStepLines", 1, 100000, &next.prefix_step_lines},
                                     std::tuple{"extraTokens", 0, 1 << 20, &next.extra_tokens},
+                                    std::tuple{"alternatives", 1, 10, &next.alternatives},
                                     std::tuple{"backendTimeoutMs", 100, 600000, &next.backend_timeout_ms}}) {
     if (Status st = read_int(*s, key, lo, hi, *field); !st) return st;
+  }
+  for (auto [key, lo, hi, field] : {std::tuple{"alternativesTemperature", 0.01, 2.0, &next.alternatives_temperature},
+                                    std::tuple{"alternativesTopP", 0.01, 1.0, &next.alternatives_top_p}}) {
+    if (Status st = read_double(*s, key, lo, hi, *field); !st) return st;
   }
   if (auto it = s->find("enabledLanguages"); it != s->end() && !it->is_null()) {
     if (!it->is_array()) return make_error(std::string("enabledLanguages: expected an array of strings, got ") + it->type_name());

@@ -2,7 +2,8 @@
 // `initializationOptions` and `workspace/didChangeConfiguration` settings, which take
 // precedence. JSON keys (camelCase), all optional:
 //   model, threads, contextLength, debounceMs, maxTokens, prefixLines, suffixLines,
-//   windowBytes, prefixTokens, suffixTokens, prefixStepLines, extraTokens, enabledLanguages (array of languageIds; empty = all),
+//   windowBytes, prefixTokens, suffixTokens, prefixStepLines, extraTokens, alternatives,
+//   alternativesTemperature, alternativesTopP, enabledLanguages (array of languageIds; empty = all),
 //   backend ("local" | "llama-server" | "openai"), backendUrl, backendModel, apiKeyEnv, apiKeyFile,
 //   backendTimeoutMs, fimTemplate
 // A settings object may also be nested under "wafer" (as editors send a section).

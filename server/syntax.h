@@ -24,6 +24,12 @@ const grammars::Language* detect_language(std::string_view language_id, std::str
 // An immutable tree shared with jobs; frees the TSTree with the last owner.
 using SharedTree = std::shared_ptr<const TSTree>;
 
+// The tree of a text that is not a document's (yet): `tree`, the tree of the text before
+// `edit`, edited and reparsed incrementally on a parser of its own (the document as it
+// would be after accepting a suggestion). Null when parsing fails.
+SharedTree parse_edited(const grammars::Language& language, const TSTree* tree, const ByteEdit& edit,
+                        std::string_view new_text);
+
 class SyntaxTree {
  public:
   explicit SyntaxTree(const grammars::Language& language);

@@ -92,3 +92,20 @@ TEST_CASE("options: remote backend flags for lsp and bench", "[options]") {
   CHECK(bad.error().message.find("--backend: expected local, llama-server or openai") == 0);
   CHECK_FALSE(parse({"generate", "--backend", "openai"}).ok());  // only where it means something
 }
+
+TEST_CASE("options: alternatives for invoked requests", "[options]") {
+  auto d = parse({"lsp"});
+  REQUIRE(d);
+  CHECK(d->alternatives == 3);
+  CHECK(d->alternatives_temperature == Approx(0.7));
+  CHECK(d->alternatives_top_p == Approx(0.95));
+  auto r = parse({"lsp", "--alternatives", "1", "--alternatives-temperature", "0.3", "--alternatives-top-p=0.5"});
+  REQUIRE(r);
+  CHECK(r->alternatives == 1);
+  CHECK(r->alternatives_temperature == Approx(0.3));
+  CHECK(r->alternatives_top_p == Approx(0.5));
+  CHECK_FALSE(parse({"lsp", "--alternatives", "0"}));
+  CHECK_FALSE(parse({"lsp", "--alternatives", "11"}));
+  CHECK_FALSE(parse({"lsp", "--alternatives-temperature", "0"}));  // 0 would repeat the greedy one
+  CHECK_FALSE(parse({"lsp", "--alternatives-top-p", "1.5"}));
+}

@@ -134,6 +134,42 @@ TEST_CASE("scheduler: one engine job at a time / queued jobs wait their turn", "
   s.close();
 }
 
+TEST_CASE("scheduler: background work yields to any other job at once", "[scheduler]") {
+  Loop l;
+  Scheduler s(&l.loop);
+  auto engine = fake("ahead", /*hold=*/true);
+  s.set_engine(engine);
+  Recorder ahead, request, queued_ahead, later_ahead;
+  Scheduler::Job bg = ahead.job("ahead:doc");
+  bg.background = true;
+  s.submit(std::move(bg));
+  engine->wait_until_held(1);  // the background job holds the engine
+  // A request for another document: the background job is cancelled, not waited for.
+  s.submit(request.job("other"));
+  l.run_until([&] { return ahead.done(); });
+  CHECK(ahead.result->outcome == Outcome::kSuperseded);
+  engine->wait_until_held(2);  // the request reached the engine (with the background job still held it could not)
+  CHECK(engine->calls() == 2);
+  // Background work queued behind the request never runs before it and is dropped by the
+  // next request; background work of its own does not cancel other background work.
+  Scheduler::Job queued = queued_ahead.job("ahead:doc");
+  queued.background = true;
+  s.submit(std::move(queued));
+  CHECK(s.cancel_background() == 1);
+  CHECK(queued_ahead.result->outcome == Outcome::kSuperseded);
+  engine->hold(false);
+  engine->release();
+  l.run_until([&] { return request.done(); });
+  CHECK(request.result->outcome == Outcome::kDone);
+  Scheduler::Job again = later_ahead.job("ahead:doc");
+  again.background = true;
+  s.submit(std::move(again));
+  l.run_until([&] { return later_ahead.done(); });
+  CHECK(later_ahead.result->outcome == Outcome::kDone);
+  CHECK(engine->calls() == 3);  // the cancelled queued job never reached the engine
+  s.close();
+}
+
 TEST_CASE("scheduler: debounce waits / and a new keystroke restarts it without engine work", "[scheduler]") {
   Loop l;
   Scheduler s(&l.loop);

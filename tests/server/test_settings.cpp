@@ -45,6 +45,21 @@ TEST_CASE("settings: a bad value names the key and changes nothing", "[settings]
   CHECK(o.fim_format == "auto");
 }
 
+TEST_CASE("settings: alternatives and their sampling", "[settings]") {
+  Options o;
+  REQUIRE(apply_settings(o, json::parse(R"({"alternatives":5,"alternativesTemperature":1.2,"alternativesTopP":0.9})")));
+  CHECK(o.alternatives == 5);
+  CHECK(o.alternatives_temperature == Approx(1.2));
+  CHECK(o.alternatives_top_p == Approx(0.9));
+  CHECK_FALSE(engine_changed(Options{}, o));  // no reload: the next request uses them
+  Status s = apply_settings(o, json::parse(R"({"alternativesTopP":0})"));
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message.find("alternativesTopP") == 0);
+  CHECK_FALSE(apply_settings(o, json::parse(R"({"alternatives":0})")));
+  CHECK_FALSE(apply_settings(o, json::parse(R"({"alternativesTemperature":"hot"})")));
+  CHECK(o.alternatives == 5);
+}
+
 TEST_CASE("settings: only engine settings require a reload", "[settings]") {
   Options a, b;
   b.debounce_ms = 1;

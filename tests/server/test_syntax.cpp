@@ -1,7 +1,10 @@
 // The syntax tree after incremental edits equals a fresh parse of the same text.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <random>
+
+#include <tree_sitter/api.h>
 
 #include "server/documents.h"
 #include "server/syntax.h"
@@ -51,6 +54,40 @@ TEST_CASE("syntax: incremental reparse matches a fresh parse after edits", "[syn
     CHECK(tree.sexp() == fresh_sexp(*py, r->snapshot->text));
   }
   CHECK_FALSE(tree.has_error());
+}
+
+TEST_CASE("syntax: a hypothetical insertion parses like the text it makes, leaving the original tree alone", "[syntax]") {
+  const grammars::Language* py = detect_language("python", "");
+  REQUIRE(py);
+  const std::string text = "class C:\n    def area(self):\n        return \n\nx = 1\n";
+  SyntaxTree tree(*py);
+  tree.reset(text);
+  const std::string before = tree.sexp();
+  const size_t at = text.find("return ") + 7;
+  const std::string inserted = "self.w * self.h\n\n    def name(self):\n        return 'c'";
+  const std::string after = text.substr(0, at) + inserted + text.substr(at);
+  const ByteEdit edit = insertion_edit(text, at, inserted);
+  CHECK(edit.start == at);
+  CHECK(edit.old_end == at);
+  CHECK(edit.new_end == at + inserted.size());
+  CHECK(edit.start_point.row == 2);
+  CHECK(edit.start_point.column == 15);
+  CHECK(edit.new_end_point.row == 5);
+  CHECK(edit.new_end_point.column == 18);
+  SharedTree next = parse_edited(*py, tree.snapshot().get(), edit, after);
+  REQUIRE(next);
+  char* s = ts_node_string(ts_tree_root_node(next.get()));
+  const std::string got(s);
+  std::free(s);
+  CHECK(got == fresh_sexp(*py, after));
+  CHECK(got != before);
+  CHECK(tree.sexp() == before);
+  // Without an old tree it is a fresh parse.
+  SharedTree fresh = parse_edited(*py, nullptr, edit, after);
+  REQUIRE(fresh);
+  char* f = ts_node_string(ts_tree_root_node(fresh.get()));
+  CHECK(std::string(f) == got);
+  std::free(f);
 }
 
 TEST_CASE("syntax: random single-character edits stay equal to a fresh parse", "[syntax]") {

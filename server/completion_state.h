@@ -1,0 +1,44 @@
+// What one completion request carries from its greedy engine run to the work that follows
+// it (the sampled alternatives, lsp_alternatives.cpp): the document as it was asked about,
+// the cursor facts, the greedy request and the reply that is still to be sent.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "server/alternatives.h"
+#include "server/context.h"
+#include "server/jsonrpc.h"
+#include "server/scheduler.h"
+#include "server/stop_rules.h"
+#include "server/syntax.h"
+
+namespace wafer {
+
+struct CompletionState {
+  std::string uri;
+  int64_t version = 0;
+  lsp::Position cursor;
+  bool inline_kind = true;
+  bool alternatives = false;  // sampled alternatives follow the greedy run
+  std::chrono::steady_clock::time_point t0;  // when the request arrived
+  std::shared_ptr<const Snapshot> snapshot;  // the text asked about
+  size_t offset = 0;                         // the cursor in it, in bytes
+  const grammars::Language* language = nullptr;
+  SharedTree tree;
+  std::shared_ptr<const CursorFacts> facts;
+  Mode mode = Mode::kSingleLine;
+  CompletionRequest request;  // the greedy request, without streaming and cancel flag
+  std::string served_by;
+  std::shared_ptr<jsonrpc::Reply> reply;
+  Scheduler::JobId current_job = 0;  // the job a $/cancelRequest cancels
+  SuggestionSet suggestions;         // greedy first, then the alternatives
+  nlohmann::json result;             // the reply, items filled in when it is sent
+  double alternatives_ms = 0;        // engine time of the alternatives
+};
+
+}  // namespace wafer
