@@ -1,6 +1,7 @@
 // What one completion request carries from its greedy engine run to the work that follows
-// it (the sampled alternatives, lsp_alternatives.cpp): the document as it was asked about,
-// the cursor facts, the greedy request and the reply that is still to be sent.
+// it (the sampled alternatives, lsp_alternatives.cpp; decoding ahead of the cursor after
+// the reply, lsp_ahead.cpp): the document as it was asked about, the cursor facts, the
+// greedy request and the reply that is still to be sent.
 #pragma once
 
 #include <chrono>
@@ -32,6 +33,8 @@ struct CompletionState {
   SharedTree tree;
   std::shared_ptr<const CursorFacts> facts;
   Mode mode = Mode::kSingleLine;
+  FimWindow window;           // the context budgets the request was built with
+  std::string shown;          // the greedy suggestion (what typing-through remembers)
   CompletionRequest request;  // the greedy request, without streaming and cancel flag
   std::string served_by;
   std::shared_ptr<jsonrpc::Reply> reply;

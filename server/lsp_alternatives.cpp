@@ -51,6 +51,7 @@ void LspServer::finish_alternatives(const std::shared_ptr<CompletionState>& st) 
   if (st->result.contains("wafer")) st->result["wafer"]["alternatives_ms"] = st->alternatives_ms;
   stats_.count("alternatives_returned", st->suggestions.size());
   st->reply->result(st->result);
+  start_ahead(st);
 }
 
 }  // namespace wafer

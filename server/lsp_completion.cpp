@@ -115,15 +115,18 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   const bool alternatives = p.trigger_kind == lsp::kTriggerInvoked && inline_kind && options_.alternatives > 1 &&
                             scheduler_->served_by() == "engine";
   // Typing-through: the user typed the head of the last suggestion; no debounce, no engine.
+  // Past its end, the continuation decoded ahead of the cursor answers (lsp_ahead.cpp).
   std::optional<std::string> rest;
-  if (!alternatives) rest = typing_.lookup(uri, before, after);
+  bool ahead = false;
+  if (!alternatives) rest = typing_.lookup(uri, before, after, &ahead);
   if (rest) {
     scheduler_->supersede(uri);
     json result = make_result(inline_kind, *rest, cursor);
-    if (inline_kind) result["wafer"] = {{"served_by", "typing"}};
+    if (inline_kind) result["wafer"] = {{"served_by", ahead ? "ahead" : "typing"}};
     reply.result(result);
-    stats_.count("typing_through");
-    stats_.record("typing_through_ms", std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    stats_.count(ahead ? "ahead_hits" : "typing_through");
+    stats_.record(ahead ? "ahead_answer_ms" : "typing_through_ms", ms);
     return;
   }
   Scheduler::Job job;
@@ -168,6 +171,7 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   st->tree = view->tree;
   st->facts = std::make_shared<const CursorFacts>(std::move(ctx.facts));
   st->mode = mode;
+  st->window = window;
   // "engine", "llama-server" or "openai": reported with the answer and in the statistics.
   st->served_by = scheduler_->served_by();
   job.request = std::move(ctx.request);
@@ -175,7 +179,7 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   job.request.should_stop = [facts = st->facts, mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
   stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
   job.request.max_tokens = options_.max_tokens;
-  if (alternatives) st->request = job.request;
+  if (alternatives || options_.ahead_tokens > 0) st->request = job.request;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   // Streaming (a wafer extension for inlineCompletion, which has no standard partial
   // results): each $/progress value is the whole suggestion so far; the final reply
@@ -239,11 +243,13 @@ void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Sched
       stats_.count("served_by_" + served_by);
       stats_.record("total_ms", total());
       stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);
+      st->shown = pp.text;
       st->suggestions.add(pp.text);
       if (st->alternatives) {
         run_alternative(st, 1);  // replies when the last one is done
       } else {
         st->reply->result(st->result);
+        start_ahead(st);
       }
       break;
     }

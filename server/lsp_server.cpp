@@ -159,6 +159,9 @@ void LspServer::on_did_change(const json& params) {
     return;
   }
   stats_.count("changes");
+  // The document moved on: what was being decoded ahead of the old cursor is moot, and the
+  // engine must be free for the request that follows the keystroke.
+  scheduler_->supersede(ahead_key(p.text_document.uri));
   last_edit_[p.text_document.uri] = t0;
   stats_.record("did_change_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
@@ -167,6 +170,7 @@ void LspServer::on_did_close(const json& params) {
   auto p = lsp::parse_params<lsp::DidCloseTextDocumentParams>(params);
   last_edit_.erase(p.text_document.uri);
   typing_.forget(p.text_document.uri);
+  scheduler_->supersede(ahead_key(p.text_document.uri));
   definitions_.erase(p.text_document.uri);
   if (!workspace_.close(p.text_document.uri)) log_.warn("didClose for a document that is not open: " + p.text_document.uri);
 }

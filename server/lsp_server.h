@@ -81,6 +81,9 @@ class LspServer {
   // lsp_alternatives.cpp
   void run_alternative(const std::shared_ptr<CompletionState>& st, int index);
   void finish_alternatives(const std::shared_ptr<CompletionState>& st);
+  // lsp_ahead.cpp
+  static std::string ahead_key(const std::string& uri);  // the scheduler key of a document's ahead work
+  void start_ahead(const std::shared_ptr<CompletionState>& st);
   void on_completion_feedback(const nlohmann::json& params, bool partial_accept);
   const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
 

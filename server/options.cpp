@@ -126,6 +126,9 @@ const std::vector<Flag>& flags() {
       {"--alternatives-top-p", "lsp", true,
        [](Options& o, std::string_view v) { return parse_double("--alternatives-top-p", v, o.alternatives_top_p, 0.01, 1.0); },
        "nucleus (top-p) cut of the alternatives' sampling (default 0.95)"},
+      {"--ahead-tokens", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_number("--ahead-tokens", v, o.ahead_tokens, 0, 4096); },
+       "after a suggestion, decode this many tokens of its continuation while idle (default 48; 0: off)"},
       {"--languages", "lsp", true,
        [](Options& o, std::string_view v) {
          o.languages.clear();

@@ -41,6 +41,7 @@ struct Options {
   int alternatives = 3;               // suggestions for an invoked request: the greedy one + sampled (1: greedy only)
   double alternatives_temperature = 0.7;  // sampling of the alternatives
   double alternatives_top_p = 0.95;
+  int ahead_tokens = 48;              // decode this far past a returned suggestion while idle (0: off)
   std::vector<std::string> languages; // enabled languageIds; empty: all
   std::string fake_engine;            // tests only: scripted engine instead of a model
   // Remote backend (lsp, bench replay): where completions come from instead of --model.

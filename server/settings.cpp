@@ -66,6 +66,7 @@ Status apply_settings(Options& o, const json& settings_in) {
                                     std::tuple{"prefixStepLines", 1, 100000, &next.prefix_step_lines},
                                     std::tuple{"extraTokens", 0, 1 << 20, &next.extra_tokens},
                                     std::tuple{"alternatives", 1, 10, &next.alternatives},
+                                    std::tuple{"aheadTokens", 0, 4096, &next.ahead_tokens},
                                     std::tuple{"backendTimeoutMs", 100, 600000, &next.backend_timeout_ms}}) {
     if (Status st = read_int(*s, key, lo, hi, *field); !st) return st;
   }

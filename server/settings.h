@@ -3,7 +3,7 @@
 // precedence. JSON keys (camelCase), all optional:
 //   model, threads, contextLength, debounceMs, maxTokens, prefixLines, suffixLines,
 //   windowBytes, prefixTokens, suffixTokens, prefixStepLines, extraTokens, alternatives,
-//   alternativesTemperature, alternativesTopP, enabledLanguages (array of languageIds; empty = all),
+//   alternativesTemperature, alternativesTopP, aheadTokens, enabledLanguages (array of languageIds; empty = all),
 //   backend ("local" | "llama-server" | "openai"), backendUrl, backendModel, apiKeyEnv, apiKeyFile,
 //   backendTimeoutMs, fimTemplate
 // A settings object may also be nested under "wafer" (as editors send a section).

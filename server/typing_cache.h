@@ -7,6 +7,12 @@
 // the answer is the rest of the suggestion. Backspacing inside the typed part still hits
 // (the comparison is always against the remembered anchor); typing something else, moving
 // elsewhere or editing after the cursor misses.
+//
+// Ahead of the cursor: an entry can also hold the continuation the engine decoded past the
+// suggestion while the user was idle (what it would suggest once the suggestion is
+// accepted). With the whole suggestion typed or accepted, the text typed past it is
+// matched against the continuation the same way, and the rest of the continuation is
+// the answer.
 #pragma once
 
 #include <map>
@@ -19,14 +25,21 @@ namespace wafer {
 class TypingCache {
  public:
   void remember(const std::string& uri, std::string_view before, std::string_view after, std::string suggestion);
-  // The rest of the suggestion, or nullopt on a miss (also when all of it was typed).
-  std::optional<std::string> lookup(const std::string& uri, std::string_view before, std::string_view after) const;
+  // Adds the continuation decoded past `suggestion`, remembered for (before, after). False
+  // (nothing changes) when the entry is no longer that one or the continuation is empty.
+  bool extend(const std::string& uri, std::string_view before, std::string_view after, std::string_view suggestion,
+              std::string continuation);
+  // The rest of the suggestion, or of the continuation once the suggestion is all typed
+  // (then *from_continuation is set, when given); nullopt on a miss (also when nothing is
+  // left).
+  std::optional<std::string> lookup(const std::string& uri, std::string_view before, std::string_view after,
+                                    bool* from_continuation = nullptr) const;
   void forget(const std::string& uri) { entries_.erase(uri); }
   size_t size() const { return entries_.size(); }
 
  private:
   struct Entry {
-    std::string before, after, suggestion;
+    std::string before, after, suggestion, continuation;
   };
   std::map<std::string, Entry, std::less<>> entries_;
 };

@@ -22,6 +22,7 @@ Options with_alternatives(int n) {
   Options o;
   o.debounce_ms = 0;
   o.alternatives = n;
+  o.ahead_tokens = 0;  // no background runs: engine calls are counted
   return o;
 }
 

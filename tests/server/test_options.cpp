@@ -109,3 +109,12 @@ TEST_CASE("options: alternatives for invoked requests", "[options]") {
   CHECK_FALSE(parse({"lsp", "--alternatives-temperature", "0"}));  // 0 would repeat the greedy one
   CHECK_FALSE(parse({"lsp", "--alternatives-top-p", "1.5"}));
 }
+
+TEST_CASE("options: decoding ahead of the cursor", "[options]") {
+  CHECK(parse({"lsp"})->ahead_tokens == 48);
+  auto r = parse({"lsp", "--ahead-tokens", "0"});
+  REQUIRE(r);
+  CHECK(r->ahead_tokens == 0);
+  CHECK_FALSE(parse({"lsp", "--ahead-tokens", "-1"}));
+  CHECK_FALSE(parse({"lsp", "--ahead-tokens", "5000"}));
+}

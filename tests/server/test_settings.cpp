@@ -58,6 +58,9 @@ TEST_CASE("settings: alternatives and their sampling", "[settings]") {
   CHECK_FALSE(apply_settings(o, json::parse(R"({"alternatives":0})")));
   CHECK_FALSE(apply_settings(o, json::parse(R"({"alternativesTemperature":"hot"})")));
   CHECK(o.alternatives == 5);
+  REQUIRE(apply_settings(o, json::parse(R"({"aheadTokens":0})")));
+  CHECK(o.ahead_tokens == 0);
+  CHECK_FALSE(apply_settings(o, json::parse(R"({"aheadTokens":-4})")));
 }
 
 TEST_CASE("settings: only engine settings require a reload", "[settings]") {

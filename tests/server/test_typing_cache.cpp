@@ -45,3 +45,28 @@ TEST_CASE("typing cache: a hit on a 1 MB document takes well under a millisecond
   WARN("typing-through lookup on a 1.3 MB document: " << ms << " ms");
   CHECK(ms < 1.0);
 }
+
+TEST_CASE("typing cache: past the suggestion, the continuation decoded ahead answers", "[typing_cache]") {
+  TypingCache c;
+  const std::string before = "def f(x):\n    return ", after = "\n";
+  c.remember("u", before, after, "x * 2");
+  CHECK_FALSE(c.extend("u", before, after, "x * 3", " + 1"));      // not the remembered suggestion
+  CHECK_FALSE(c.extend("u", before + "x", after, "x * 2", " + 1")); // not its anchor
+  CHECK_FALSE(c.extend("u", before, "\n\n", "x * 2", " + 1"));
+  CHECK_FALSE(c.extend("u", before, after, "x * 2", ""));
+  CHECK_FALSE(c.extend("other", before, after, "x * 2", " + 1"));
+  CHECK(c.lookup("u", before + "x * 2", after) == std::nullopt);    // no continuation yet
+  REQUIRE(c.extend("u", before, after, "x * 2", " + 1"));
+  bool ahead = false;
+  CHECK(c.lookup("u", before + "x *", after, &ahead) == " 2");      // inside the suggestion: as before
+  CHECK_FALSE(ahead);
+  CHECK(c.lookup("u", before + "x * 2", after, &ahead) == " + 1");  // accepted: the continuation
+  CHECK(ahead);
+  CHECK(c.lookup("u", before + "x * 2 +", after) == " 1");          // typing through it
+  CHECK(c.lookup("u", before + "x * 2 + 1", after) == std::nullopt); // all typed
+  CHECK(c.lookup("u", before + "x * 2 -", after) == std::nullopt);   // typed something else
+  CHECK(c.lookup("u", before + "x * 2", "\n\n") == std::nullopt);    // text after the cursor changed
+  CHECK(c.lookup("u", "def g(x):\n    return x * 2", after) == std::nullopt);
+  c.remember("u", before, after, "x * 2");  // a new suggestion starts without a continuation
+  CHECK(c.lookup("u", before + "x * 2", after) == std::nullopt);
+}
