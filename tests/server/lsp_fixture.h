@@ -19,6 +19,10 @@
 
 namespace wafer::test {
 
+// A small python document with the cursor after "return " at (1, 11).
+inline constexpr const char* kPriceUri = "file:///w/price.py";
+inline constexpr const char* kPriceText = "def price(total, tax):\n    return \n";
+
 class LspFixture {
  public:
   using json = nlohmann::json;

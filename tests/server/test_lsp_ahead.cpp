@@ -10,9 +10,6 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* kUri = "file:///w/price.py";
-const char* kText = "def price(total, tax):\n    return \n";
-
 // The greedy suggestion at the cursor, then what the model says once it is accepted.
 json script() {
   return {{"rules", {{{"prefix_ends_with", "return total + tax"}, {"text", " + fee"}},
@@ -38,8 +35,8 @@ std::string served_by(const json& reply) { return reply["result"]["wafer"]["serv
 
 TEST_CASE("ahead: the request after accepting a suggestion is answered from the continuation", "[lsp][ahead]") {
   LspFixture f(script(), with_ahead(16));
-  f.open(kUri, kText);
-  json first = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 2));
+  f.open(kPriceUri, kPriceText);
+  json first = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 2));
   CHECK(LspFixture::texts(first) == std::vector<std::string>{"total + tax"});
   REQUIRE(f.loop().run_until([&] { return count(f, "ahead_prepared") == 1; }));
   CHECK(f.engine().calls() == 2);  // the greedy run, then the run ahead
@@ -48,14 +45,14 @@ TEST_CASE("ahead: the request after accepting a suggestion is answered from the 
   CHECK(ahead.max_tokens == 16);
   // The user accepts (Tab): the editor inserts the suggestion and asks at its end.
   f.notify("textDocument/didShowCompletion", {{"item", first["result"]["items"][0]}});
-  f.insert(kUri, 1, 11, "total + tax");
-  json next = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 22, 2));
+  f.insert(kPriceUri, 1, 11, "total + tax");
+  json next = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 22, 2));
   CHECK(LspFixture::texts(next) == std::vector<std::string>{" + fee"});
   CHECK(served_by(next) == "ahead");
   CHECK(f.engine().calls() == 2);  // no engine run for it
   // Typing into the continuation is typing-through.
-  f.insert(kUri, 1, 22, " +");
-  json typed = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 24, 2));
+  f.insert(kPriceUri, 1, 22, " +");
+  json typed = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 24, 2));
   CHECK(LspFixture::texts(typed) == std::vector<std::string>{" fee"});
   CHECK(f.engine().calls() == 2);
   CHECK(count(f, "ahead_hits") == 2);
@@ -67,18 +64,18 @@ TEST_CASE("ahead: accepting a multi-line suggestion line by line reaches the con
                        {{"prefix_ends_with", "def f():\n    "}, {"text", "x = 1\n    y = 2"}}}},
             {"text", ""}};
   LspFixture f(s, with_ahead(16));
-  f.open(kUri, "def f():\n    \n");
-  json first = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 4, 2));
+  f.open(kPriceUri, "def f():\n    \n");
+  json first = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 4, 2));
   CHECK(LspFixture::texts(first) == std::vector<std::string>{"x = 1\n    y = 2"});
   REQUIRE(f.loop().run_until([&] { return count(f, "ahead_prepared") == 1; }));
   // Accept line: the first line and its line break.
   f.notify("textDocument/didPartiallyAcceptCompletion", {{"item", first["result"]["items"][0]}, {"acceptedLength", 10}});
-  f.insert(kUri, 1, 4, "x = 1\n    ");
-  json rest = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 2, 4, 2));
+  f.insert(kPriceUri, 1, 4, "x = 1\n    ");
+  json rest = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 2, 4, 2));
   CHECK(LspFixture::texts(rest) == std::vector<std::string>{"y = 2"});
   CHECK(served_by(rest) == "typing");
-  f.insert(kUri, 2, 4, "y = 2");
-  json next = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 2, 9, 2));
+  f.insert(kPriceUri, 2, 4, "y = 2");
+  json next = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 2, 9, 2));
   CHECK(LspFixture::texts(next) == std::vector<std::string>{"\n    z = 3"});
   CHECK(served_by(next) == "ahead");
   CHECK(f.engine().calls() == 2);
@@ -86,18 +83,18 @@ TEST_CASE("ahead: accepting a multi-line suggestion line by line reaches the con
 
 TEST_CASE("ahead: a keystroke ends the work ahead at once; the next request does not wait for it", "[lsp][ahead]") {
   LspFixture f(script(), with_ahead(16));
-  f.open(kUri, kText);
+  f.open(kPriceUri, kPriceText);
   f.engine().hold(true);
-  const int id = f.send_request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 2));
+  const int id = f.send_request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 2));
   f.engine().release();  // the greedy run
   CHECK(LspFixture::texts(f.response(id)) == std::vector<std::string>{"total + tax"});
   REQUIRE(f.loop().run_until([&] { return f.engine().calls() == 2; }));  // the run ahead holds the engine
   CHECK(f.server().scheduler().engine_busy());
   // The user types something else: the run ahead is superseded, and the next request
   // reaches the engine although the run ahead was never released.
-  f.insert(kUri, 1, 11, "x");
+  f.insert(kPriceUri, 1, 11, "x");
   REQUIRE(f.loop().run_until([&] { return count(f, "ahead_outcome_superseded") == 1; }));
-  const int next = f.send_request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 12, 2));
+  const int next = f.send_request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 12, 2));
   REQUIRE(f.loop().run_until([&] { return f.engine().calls() == 3; }));
   CHECK(f.engine().last_request().prefix.ends_with("return x"));
   CHECK(count(f, "ahead_prepared") == 0);
@@ -111,10 +108,10 @@ TEST_CASE("ahead: a keystroke ends the work ahead at once; the next request does
 TEST_CASE("ahead: a request for another document also ends it; aheadTokens 0 turns it off", "[lsp][ahead]") {
   {
     LspFixture f(script(), with_ahead(16));
-    f.open(kUri, kText);
+    f.open(kPriceUri, kPriceText);
     f.open("file:///w/other.py", "def g():\n    return \n");
     f.engine().hold(true);
-    const int id = f.send_request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 2));
+    const int id = f.send_request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 2));
     f.engine().release();
     f.response(id);
     REQUIRE(f.loop().run_until([&] { return f.engine().calls() == 2; }));  // ahead, held
@@ -127,10 +124,10 @@ TEST_CASE("ahead: a request for another document also ends it; aheadTokens 0 tur
     CHECK(LspFixture::texts(f.response(other)) == std::vector<std::string>{"total + tax"});
   }
   LspFixture f(script(), with_ahead(0));
-  f.open(kUri, kText);
-  f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 2));
-  f.insert(kUri, 1, 11, "total + tax");
-  json next = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 22, 2));
+  f.open(kPriceUri, kPriceText);
+  f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 2));
+  f.insert(kPriceUri, 1, 11, "total + tax");
+  json next = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 22, 2));
   CHECK(served_by(next) == "engine");
   CHECK(f.engine().calls() == 2);
   CHECK(count(f, "ahead_started") == 0);

@@ -9,9 +9,6 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* kUri = "file:///w/price.py";
-const char* kText = "def price(total, tax):\n    return \n";
-
 // Greedy "total + tax"; sampled runs answer sampled[seed % 4]: seed 1 repeats the greedy
 // one (with a trailing blank), seed 2 is blank, seeds 3 and 4 are new.
 json script() {
@@ -30,8 +27,8 @@ Options with_alternatives(int n) {
 
 TEST_CASE("alternatives: an invoked request yields the greedy suggestion, then distinct sampled ones", "[lsp][alternatives]") {
   LspFixture f(script(), with_alternatives(5));
-  f.open(kUri, kText);
-  json reply = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 1));
+  f.open(kPriceUri, kPriceText);
+  json reply = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 1));
   CHECK(LspFixture::texts(reply) == std::vector<std::string>{"total + tax", "tax", "total * tax"});
   for (const json& item : reply["result"]["items"]) {
     CHECK(item["range"]["start"] == json{{"line", 1}, {"character", 11}});
@@ -50,8 +47,8 @@ TEST_CASE("alternatives: an invoked request yields the greedy suggestion, then d
 
 TEST_CASE("alternatives: an automatic request stays single and greedy", "[lsp][alternatives]") {
   LspFixture f(script(), with_alternatives(5));
-  f.open(kUri, kText);
-  json reply = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 2));
+  f.open(kPriceUri, kPriceText);
+  json reply = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 2));
   CHECK(LspFixture::texts(reply) == std::vector<std::string>{"total + tax"});
   CHECK(f.engine().calls() == 1);
   CHECK(f.engine().last_request().temperature == 0);
@@ -60,28 +57,28 @@ TEST_CASE("alternatives: an automatic request stays single and greedy", "[lsp][a
 TEST_CASE("alternatives: 1 turns them off; the same document gives the same alternatives", "[lsp][alternatives]") {
   {
     LspFixture f(script(), with_alternatives(1));
-    f.open(kUri, kText);
-    json reply = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 1));
+    f.open(kPriceUri, kPriceText);
+    json reply = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 1));
     CHECK(LspFixture::texts(reply) == std::vector<std::string>{"total + tax"});
     CHECK(f.engine().calls() == 1);
   }
   LspFixture f(script(), with_alternatives(3));
-  f.open(kUri, kText);
+  f.open(kPriceUri, kPriceText);
   std::vector<std::string> first =
-      LspFixture::texts(f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 1)));
+      LspFixture::texts(f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 1)));
   CHECK(first == std::vector<std::string>{"total + tax"});  // seeds 1 and 2: a repeat and a blank
   // Changed settings take effect on the next request.
   f.notify("workspace/didChangeConfiguration", {{"settings", {{"alternatives", 4}}}});
   std::vector<std::string> second =
-      LspFixture::texts(f.request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 1)));
+      LspFixture::texts(f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 1)));
   CHECK(second == std::vector<std::string>{"total + tax", "tax"});
 }
 
 TEST_CASE("alternatives: $/cancelRequest during the sampled runs cancels the request", "[lsp][alternatives]") {
   LspFixture f(script(), with_alternatives(3));
-  f.open(kUri, kText);
+  f.open(kPriceUri, kPriceText);
   f.engine().hold(true);
-  const int id = f.send_request("textDocument/inlineCompletion", LspFixture::inline_params(kUri, 1, 11, 1));
+  const int id = f.send_request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 1));
   f.engine().release();  // the greedy run
   REQUIRE(f.loop().run_until([&] { return f.engine().calls() == 2; }));  // the first sampled run is held
   f.notify("$/cancelRequest", {{"id", id}});
