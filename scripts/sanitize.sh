@@ -9,12 +9,15 @@
 #                                 (bench/fuzz.sh with FUZZ_BUILD_DIR=build-asan).
 #   scripts/sanitize.sh thread    TSan build in build-tsan of the threaded code's tests
 #                                 (scheduler + engine thread, compute thread pool); runs them.
+#   scripts/sanitize.sh thread-engine   on demand, not in CI: the same for the real engine
+#                                 (multi-threaded forward passes, sessions, cancellation,
+#                                 speculative decoding); compiles the whole engine with TSan.
 #   scripts/sanitize.sh configure DIR address|thread   only configure (bench/fuzz.sh uses it)
 # Needs clang and its runtimes (Debian: clang libclang-rt-dev; scripts/setup.sh installs
 # them). Without them it says so and exits 3, or 1 when WAFER_REQUIRE_CLANG=1 (CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=${1:?usage: scripts/sanitize.sh address|thread|configure DIR MODE}
+mode=${1:?usage: scripts/sanitize.sh address|thread|thread-engine|configure DIR MODE}
 JOBS=${JOBS:-$(nproc)}
 CLANG_CC=${CLANG_CC:-clang}      # another clang (e.g. clang-19 with libclang-rt-19-dev) through these
 CLANG_CXX=${CLANG_CXX:-clang++}
@@ -29,6 +32,7 @@ ASAN_TESTS=(
   integration_test_lsp_session integration_test_transcripts integration_test_faults
 )
 TSAN_TESTS=(tsan_server_test_scheduler tsan_engine_test_threadpool)
+TSAN_ENGINE_TESTS=(tsan_engine_test_engine_local)  # on demand (thread-engine): the whole engine
 
 need_clang() {
   local problem=""
@@ -69,15 +73,17 @@ case "$mode" in
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     ctest --test-dir "$dir" -j "$JOBS" -L "$(labels "${ASAN_TESTS[@]}")" --output-on-failure --timeout 600
     ;;
-  thread)
+  thread|thread-engine)
     dir=${TSAN_BUILD_DIR:-build-tsan}
+    tests=("${TSAN_TESTS[@]}")
+    if [ "$mode" = thread-engine ]; then tests=("${TSAN_ENGINE_TESTS[@]}"); fi
     configure "$dir" thread
-    cmake --build "$dir" -j "$JOBS" --target "${TSAN_TESTS[@]}"
+    cmake --build "$dir" -j "$JOBS" --target "${tests[@]}"
     export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
-    ctest --test-dir "$dir" -j "$JOBS" -L "$(labels "${TSAN_TESTS[@]}")" --output-on-failure --timeout 600
+    ctest --test-dir "$dir" -j "$JOBS" -L "$(labels "${tests[@]}")" --output-on-failure --timeout 1200
     ;;
   *)
-    echo "usage: scripts/sanitize.sh address|thread|configure DIR MODE" >&2
+    echo "usage: scripts/sanitize.sh address|thread|thread-engine|configure DIR MODE" >&2
     exit 2
     ;;
 esac
