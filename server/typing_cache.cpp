@@ -26,22 +26,18 @@ std::optional<std::string> TypingCache::lookup(const std::string& uri, std::stri
   auto it = entries_.find(uri);
   if (it == entries_.end()) return std::nullopt;
   const Entry& e = it->second;
-  if (after != e.after || before.size() < e.before.size()) return std::nullopt;
-  std::string_view typed = before.substr(e.before.size());
-  const std::string_view suggestion(e.suggestion);
+  if (after != e.after || !before.starts_with(e.before)) return std::nullopt;
+  const std::string_view typed = before.substr(e.before.size()), suggestion(e.suggestion);
   if (typed.size() < suggestion.size()) {
     if (!suggestion.starts_with(typed)) return std::nullopt;
-  } else {
-    // The suggestion is all typed: the rest comes from the continuation, if it matches.
-    std::string_view past = typed.substr(suggestion.size());
-    if (!typed.starts_with(suggestion) || past.size() >= e.continuation.size() ||
-        !std::string_view(e.continuation).starts_with(past))
-      return std::nullopt;
+    return std::string(suggestion.substr(typed.size()));
   }
-  if (before.compare(0, e.before.size(), e.before) != 0) return std::nullopt;
-  if (typed.size() < suggestion.size()) return e.suggestion.substr(typed.size());
+  // The suggestion is all typed: the rest comes from the continuation, if it matches.
+  const std::string_view past = typed.substr(suggestion.size()), continuation(e.continuation);
+  if (!typed.starts_with(suggestion) || past.size() >= continuation.size() || !continuation.starts_with(past))
+    return std::nullopt;
   if (from_continuation) *from_continuation = true;
-  return e.continuation.substr(typed.size() - suggestion.size());
+  return std::string(continuation.substr(past.size()));
 }
 
 }  // namespace wafer
