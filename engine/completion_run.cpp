@@ -26,9 +26,10 @@ class Run {
         req_(request),
         on_event_(on_event),
         decoder_(*ctx.tokenizer),
-        text_(request.stop) {}
+        text_(request.stop),
+        copy_(ctx.settings.copy) {}
 
-  void run(const std::vector<TokenId>& prompt) {
+  void run(const std::vector<TokenId>& prompt, const std::vector<TokenId>* reading) {
     if (prompt.empty()) return fail("empty prompt");
     if (prompt.size() > static_cast<size_t>(s_.context_size()))
       return fail("the prompt of " + std::to_string(prompt.size()) + " tokens does not fit the context of " +
@@ -37,6 +38,7 @@ class Run {
     if (!prefill(prompt, why)) return;
     if (why == StopReason::kCancelled || why == StopReason::kBudget) return done(why);
     if (req_.max_tokens <= 0) return done(StopReason::kMaxTokens);
+    if (copy_.enabled()) copy_.reset(reading ? *reading : prompt);
     decode(prompt);
   }
 
@@ -103,6 +105,21 @@ class Run {
     return true;
   }
 
+  // The logits row that predicts the next token, with the copy model mixed in when it
+  // has a repeat to offer.
+  std::span<const float> next_logits(size_t row) {
+    const size_t n = ctx_.n_vocab;
+    const std::span<const float> raw(s_.logits().data() + row * n, n);
+    if (copy_.enabled() && copy_.mix(raw, mixed_)) return mixed_;
+    return raw;
+  }
+
+  // A token is part of the completion: the sampler's and the copy model's history.
+  void chosen(Sampler& sampler, TokenId t) {
+    sampler.accept(t);
+    if (copy_.enabled()) copy_.push(t);
+  }
+
   bool end_of_generation(TokenId t) const {
     const auto& eog = ctx_.fim->end_of_generation;
     return ctx_.tokenizer->is_eog(t) || ctx_.tokenizer->is_control(t) || std::binary_search(eog.begin(), eog.end(), t);
@@ -133,7 +150,6 @@ class Run {
 
   void decode(const std::vector<TokenId>& prompt) {
     const auto t0 = Clock::now();
-    const size_t row_size = ctx_.n_vocab;
     SamplerParams sp;
     sp.temperature = req_.temperature;
     sp.top_p = req_.top_p;
@@ -144,12 +160,12 @@ class Run {
     std::vector<int32_t> history = prompt;  // what drafts are looked up in
     size_t row = 0;                         // which logits row predicts the next token
     for (;;) {
-      const TokenId token = sampler.sample(std::span<const float>(s_.logits().data() + row * row_size, row_size));
+      const TokenId token = sampler.sample(next_logits(row));
       if (end_of_generation(token)) {
         stop_ = StopReason::kEndOfText;
         break;
       }
-      sampler.accept(token);
+      chosen(sampler, token);
       history.push_back(token);
       if (!emit(token)) break;
       if (cancelled()) {
@@ -183,8 +199,7 @@ class Run {
       int accepted = 0;
       bool finished = false;
       for (int i = 0; i < proposed && !finished; ++i) {
-        const TokenId predicted =
-            sampler.sample(std::span<const float>(s_.logits().data() + static_cast<size_t>(i) * row_size, row_size));
+        const TokenId predicted = sampler.sample(next_logits(static_cast<size_t>(i)));
         if (predicted != batch[static_cast<size_t>(i) + 1]) break;
         ++accepted;
         if (end_of_generation(predicted)) {
@@ -192,7 +207,7 @@ class Run {
           finished = true;
           break;
         }
-        sampler.accept(predicted);
+        chosen(sampler, predicted);
         history.push_back(predicted);
         finished = !emit(predicted);
       }
@@ -241,6 +256,8 @@ class Run {
   const CompletionCallback& on_event_;
   StreamDecoder decoder_;
   CompletionText text_;
+  CopyModel copy_;
+  std::vector<float> mixed_;  // next_logits()' output when the copy model mixes
   int generated_ = 0;
   StopReason stop_ = StopReason::kMaxTokens;
 };
@@ -248,8 +265,8 @@ class Run {
 }  // namespace
 
 void run_completion(RunContext& ctx, const CompletionRequest& request, const std::vector<TokenId>& prompt,
-                    const CompletionCallback& on_event) {
-  Run(ctx, request, on_event).run(prompt);
+                    const CompletionCallback& on_event, const std::vector<TokenId>* reading) {
+  Run(ctx, request, on_event).run(prompt, reading);
 }
 
 }  // namespace wafer

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <vector>
 
+#include "engine/copy_model.h"
 #include "engine/engine.h"
 #include "engine/fim_tokens.h"
 #include "engine/session.h"
@@ -20,6 +21,7 @@ struct RunSettings {
   int prefill_chunk = 64;  // tokens per prefill step: bounds the cancellation latency
   int chunk_reuse_min = 0; // move cached spans of at least this many tokens (0: off)
   DraftParams draft;       // max_draft 0: no speculation
+  CopyParams copy;         // strength 0: no copy model
 };
 
 struct RunContext {
@@ -32,8 +34,10 @@ struct RunContext {
   Timings timings;                               // queue and tokenize already filled in
 };
 
-// Runs the request; always ends with exactly one kDone or kError event.
+// Runs the request; always ends with exactly one kDone or kError event. `reading`: the
+// text the copy model copies from, with the text before the cursor last (see
+// build_fim_prompt_within); null: the prompt itself.
 void run_completion(RunContext& ctx, const CompletionRequest& request, const std::vector<TokenId>& prompt,
-                    const CompletionCallback& on_event);
+                    const CompletionCallback& on_event, const std::vector<TokenId>* reading = nullptr);
 
 }  // namespace wafer

@@ -35,6 +35,10 @@ struct EngineOptions {
   // The FIM prompt format: "auto" (from the model's tokens) or a family name, optionally
   // with "-spm" (see engine/fim_template.h). An unknown name fails the load.
   std::string fim_template = "auto";
+  // The copy model (engine/copy_model.h): < 0 uses the model file's wafer.copy_strength
+  // (off when absent), 0 is off, > 0 is the strength c (after an L-token repeat the copy
+  // model weighs L / (L + c)).
+  float copy_strength = -1;
 };
 
 // What the model is and what it can do, for the server's prompt building and status.
@@ -45,6 +49,7 @@ struct ModelInfo {
   int context_length = 0;
   int64_t parameters = 0;
   std::string fim_template;  // the resolved FIM template, e.g. "qwen" or "starcoder-spm"
+  float copy_strength = 0;   // the copy model's strength in use (0: off; engine/copy_model.h)
 };
 
 // One fill-in-the-middle completion. The engine applies the model's FIM template.
@@ -56,6 +61,10 @@ struct CompletionRequest {
   std::string file_path;          // the current file, relative to the workspace ("" unknown)
   std::string repo_name;          // the workspace folder's name ("" unknown)
   std::string line_comment = "#"; // the language's line comment, for path headers
+  // More of the document for the copy model (engine/copy_model.h) only, never the prompt:
+  // the text just before `prefix` and just after `suffix`. Ignored without a copy model.
+  std::string copy_before;
+  std::string copy_after;
   int max_tokens = 64;
   double max_prefill_ms = 0;      // 0: no limit
   double max_decode_ms = 0;       // 0: no limit

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "engine/completion_run.h"
+#include "engine/copy_model.h"
 #include "engine/fim_template.h"
 #include "engine/kv_cache.h"
 #include "engine/model_config.h"
@@ -61,6 +62,8 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
   info_.fim_template = fim_template_name(template_);
   info_.context_length = n_ctx;
   info_.parameters = static_cast<int64_t>(parameter_count(model_->file()));
+  copy_strength_ = options_.copy_strength < 0 ? model_copy_strength(model_->file()) : options_.copy_strength;
+  info_.copy_strength = copy_strength_;
 
   // Fewer sessions when the memory cap cannot hold max_sessions caches of n_ctx tokens.
   int max_sessions = std::max(1, options_.max_sessions);
@@ -72,6 +75,34 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
   }
   pool_ = std::make_unique<ThreadPool>(options_.threads);
   sessions_ = std::make_unique<SessionPool>(*model_, *pool_, n_ctx, max_sessions);
+}
+
+const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const std::string& text) {
+  if (cache.text != text || (cache.tokens.empty() && !text.empty())) {
+    cache.text = text;
+    cache.tokens.clear();
+    tokenizer_.encode(text, EncodeOptions{}, cache.tokens);
+  }
+  return cache.tokens;
+}
+
+// `reading` ends with a separator and the prefix's tokens (build_fim_prompt_within); the
+// text after the suffix goes before that separator and the text before the prefix after it.
+std::vector<TokenId> LocalEngine::copy_reading(const CompletionRequest& request, std::vector<TokenId> reading) {
+  if (request.copy_before.empty() && request.copy_after.empty()) return reading;
+  const auto sep = std::find(reading.rbegin(), reading.rend(), fim_.middle);
+  if (sep == reading.rend()) return reading;
+  const size_t at = static_cast<size_t>(reading.rend() - sep) - 1;  // index of the separator
+  const std::vector<TokenId>& after = tokenized(copy_after_, request.copy_after);
+  const std::vector<TokenId>& before = tokenized(copy_before_, request.copy_before);
+  std::vector<TokenId> out;
+  out.reserve(reading.size() + after.size() + before.size());
+  out.insert(out.end(), reading.begin(), reading.begin() + static_cast<std::ptrdiff_t>(at));
+  out.insert(out.end(), after.begin(), after.end());
+  out.push_back(fim_.middle);
+  out.insert(out.end(), before.begin(), before.end());
+  out.insert(out.end(), reading.begin() + static_cast<std::ptrdiff_t>(at) + 1, reading.end());
+  return out;
 }
 
 void LocalEngine::complete(const CompletionRequest& request, const CompletionCallback& on_event) {
@@ -86,7 +117,11 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   const size_t answer = std::min(static_cast<size_t>(std::max(request.max_tokens, 1)), n_ctx / 2);
   FimParts parts{&request.extra, request.prefix, request.suffix, request.file_path, request.repo_name,
                  request.line_comment};
-  const std::vector<TokenId> prompt = build_fim_prompt_within(tokenizer_, fim_, template_, parts, n_ctx - answer);
+  // The copy model reads all of the text the caller sent, also what the context cannot hold.
+  std::vector<TokenId> reading;
+  const std::vector<TokenId> prompt = build_fim_prompt_within(tokenizer_, fim_, template_, parts, n_ctx - answer,
+                                                              nullptr, copy_strength_ > 0 ? &reading : nullptr);
+  if (copy_strength_ > 0) reading = copy_reading(request, std::move(reading));
   ctx.timings.tokenize_ms = ms_between(t_locked, Clock::now());
 
   auto session = sessions_->acquire(request.session_key);
@@ -107,7 +142,8 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   ctx.settings.prefill_chunk = options_.prefill_chunk;
   ctx.settings.chunk_reuse_min = options_.chunk_reuse_min;
   ctx.settings.draft.max_draft = options_.max_draft;
-  run_completion(ctx, request, prompt, on_event);
+  ctx.settings.copy.strength = copy_strength_;
+  run_completion(ctx, request, prompt, on_event, copy_strength_ > 0 ? &reading : nullptr);
 }
 
 Result<std::unique_ptr<Engine>> load_engine(const EngineOptions& options) {

@@ -39,6 +39,16 @@ class LocalEngine final : public Engine {
   Tokenizer tokenizer_;
   FimTokens fim_;
   FimTemplate template_;
+  float copy_strength_ = 0;  // the copy model in use (0: off)
+  // The copy model's text beyond the prompt, tokenized again only when it changed (while
+  // typing, the text before and after the window stays the same).
+  struct TokenizedText {
+    std::string text;
+    std::vector<TokenId> tokens;
+  };
+  TokenizedText copy_before_, copy_after_;
+  const std::vector<TokenId>& tokenized(TokenizedText& cache, const std::string& text);
+  std::vector<TokenId> copy_reading(const CompletionRequest& request, std::vector<TokenId> reading);
   ModelInfo info_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<SessionPool> sessions_;

@@ -194,7 +194,8 @@ std::vector<TokenId> build_fim_prompt(const Tokenizer& tokenizer, const FimToken
 }
 
 std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const FimTokens& fim, const FimTemplate& t,
-                                             const FimParts& parts, size_t max_tokens, bool* cut) {
+                                             const FimParts& parts, size_t max_tokens, bool* cut,
+                                             std::vector<TokenId>* reading) {
   if (cut) *cut = false;
   const FimTemplate resolved = resolve_fim_template(t, fim, tokenizer);
   const std::vector<FimItem> items =
@@ -209,6 +210,15 @@ std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const F
     else
       pieces[i].push_back(marker_id(fim, items[i].marker));
     total += pieces[i].size();
+  }
+  if (reading) {
+    reading->clear();
+    for (FimRole role : {FimRole::kExtra, FimRole::kSuffix, FimRole::kPrefix})
+      for (size_t i = 0; i < items.size(); ++i)
+        if (items[i].role == role && items[i].marker == FimMarker::kText) {
+          reading->push_back(fim.middle);
+          reading->insert(reading->end(), pieces[i].begin(), pieces[i].end());
+        }
   }
   if (total > max_tokens) {
     if (cut) *cut = true;

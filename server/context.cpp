@@ -199,6 +199,12 @@ FimContext build_context(const Snapshot& s, const TSTree* tree, const grammars::
   c.request.session_key = s.uri;
   c.request.prefix = s.text.substr(begin, cursor - begin);
   c.request.suffix = s.text.substr(cursor, end - cursor);
+  if (w.copy_bytes > 0) {
+    const size_t from = utf8_ceil(text, begin - std::min(begin, w.copy_bytes));
+    const size_t to = utf8_ceil(text, std::min(text.size(), end + w.copy_bytes));
+    c.request.copy_before = s.text.substr(from, begin - from);
+    c.request.copy_after = s.text.substr(end, to - end);
+  }
 
   CursorFacts& f = c.facts;
   std::string_view cursor_line = s.line(line);

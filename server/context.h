@@ -31,7 +31,13 @@ struct FimWindow {
   int suffix_lines = 20;       // whole lines after the cursor's line, at most
   int prefix_step_lines = 16;  // the prefix starts on a multiple of this line number
   size_t max_bytes = 16384;    // cap on each of prefix and suffix
+  // For a model with a copy model (engine/copy_model.h): this much more of the document on
+  // each side of the window goes in CompletionRequest::copy_before/copy_after (0: none).
+  size_t copy_bytes = 0;
 };
+
+// copy_bytes for a model whose ModelInfo::copy_strength is on.
+inline constexpr size_t kCopyBytes = 65536;
 
 FimWindow fim_window(const Options& o);
 

@@ -141,8 +141,10 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   }
   FimWindow window = fim_window(options_);
   int extra_tokens = options_.extra_tokens;
-  if (const ModelInfo* model = scheduler_->model_info())
+  if (const ModelInfo* model = scheduler_->model_info()) {
     fit_to_context(window, extra_tokens, model->context_length, options_.max_tokens);
+    if (model->copy_strength > 0) window.copy_bytes = kCopyBytes;
+  }
   FimContext ctx = build_context(*snapshot, view->tree.get(),
                                  view->language ? grammars::language_rules(view->language->name) : nullptr, *offset,
                                  window);

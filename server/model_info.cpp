@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "engine/copy_model.h"
+
 namespace wafer {
 namespace {
 
@@ -100,6 +102,7 @@ ModelReport describe_model(const GgufFile& f, const std::string& path) {
   info.tokenizer_pre = string_or_empty(f, "tokenizer.ggml.pre");
   if (auto n = f.get_array_length("tokenizer.ggml.tokens")) info.n_tokens = *n;
   info.fim = describe_fim(f);
+  info.copy_strength = model_copy_strength(f);
   return info;
 }
 
@@ -152,6 +155,11 @@ std::string info_text(const ModelReport& m) {
     for (const FimToken& f : m.fim.tokens) t += (t.empty() ? "" : ", ") + f.role + " " + std::to_string(f.id) + " " + f.text;
     line(s, "fim", t + " (from " + m.fim.source + "; prompt format " + m.fim.format + ")");
   }
+  if (m.copy_strength > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "on, strength %g (wafer.copy_strength)", m.copy_strength);
+    line(s, "copy model", buf);
+  }
   return s;
 }
 
@@ -199,6 +207,7 @@ nlohmann::json info_json(const ModelReport& m) {
   json fim = json::array();
   for (const FimToken& f : m.fim.tokens) fim.push_back({{"role", f.role}, {"id", f.id}, {"text", f.text}});
   j["fim"] = {{"tokens", fim}, {"source", m.fim.source}, {"format", m.fim.format}};
+  j["copy_strength"] = m.copy_strength;
   return j;
 }
 

@@ -59,6 +59,7 @@ struct ModelReport {
   std::vector<TensorGroup> groups;         // in the order listed above, empty ones omitted
   std::string tokenizer_model;             // tokenizer.ggml.model
   std::string tokenizer_pre;               // tokenizer.ggml.pre
+  float copy_strength = 0;                 // wafer.copy_strength (engine/copy_model.h); 0: none
   uint64_t n_tokens = 0;
   FimReport fim;
 };

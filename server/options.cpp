@@ -70,6 +70,14 @@ const std::vector<Flag>& flags() {
        [](Options& o, std::string_view v) { return parse_number("--chunk-reuse", v, o.chunk_reuse, 0, 1 << 20); },
        "reuse cached spans of at least N tokens that moved (the suffix after a keystroke) instead of recomputing "
        "them (default 0: off)"},
+      {"--copy-strength", "lsp", true,
+       [](Options& o, std::string_view v) {
+         if (v == "auto") return o.copy_strength = -1, Status{};
+         if (v == "off") return o.copy_strength = 0, Status{};
+         return parse_double("--copy-strength", v, o.copy_strength, 0, 1000);
+       },
+       "copy model mixed into the network's predictions: auto (the model file's wafer.copy_strength; only wafer's "
+       "bundled model has one), off, or a strength C > 0 (after an L-token repeat it weighs L/(L+C))"},
       {"--fim-format", "lsp bench", true,
        [](Options& o, std::string_view v) {
          if (auto t = parse_fim_template(v); !t) return Status(make_error("--fim-format: " + t.error().message));

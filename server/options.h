@@ -24,6 +24,7 @@ struct Options {
   int context = 4096;
   std::string fim_format = "auto";    // FIM prompt format: auto or a family, optionally -spm (engine/fim_template.h)
   int chunk_reuse = 0;                // move cached spans >= this many tokens (0: off); see README
+  double copy_strength = -1;          // copy model (engine/copy_model.h): -1 the model's own, 0 off, > 0 strength
 
   // lsp
   std::string listen;                 // "127.0.0.1:PORT"; empty: stdio

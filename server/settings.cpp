@@ -70,7 +70,8 @@ Status apply_settings(Options& o, const json& settings_in) {
                                     std::tuple{"backendTimeoutMs", 100, 600000, &next.backend_timeout_ms}}) {
     if (Status st = read_int(*s, key, lo, hi, *field); !st) return st;
   }
-  for (auto [key, lo, hi, field] : {std::tuple{"alternativesTemperature", 0.01, 2.0, &next.alternatives_temperature},
+  for (auto [key, lo, hi, field] : {std::tuple{"copyStrength", -1.0, 1000.0, &next.copy_strength},
+                                    std::tuple{"alternativesTemperature", 0.01, 2.0, &next.alternatives_temperature},
                                     std::tuple{"alternativesTopP", 0.01, 1.0, &next.alternatives_top_p}}) {
     if (Status st = read_double(*s, key, lo, hi, *field); !st) return st;
   }
@@ -94,12 +95,13 @@ EngineOptions engine_options(const Options& o) {
   e.context_length = o.context;
   e.chunk_reuse_min = o.chunk_reuse;
   e.fim_template = o.fim_format;
+  e.copy_strength = static_cast<float>(o.copy_strength);
   return e;
 }
 
 bool engine_changed(const Options& a, const Options& b) {
   return a.model != b.model || a.threads != b.threads || a.context != b.context || a.fake_engine != b.fake_engine ||
-         a.chunk_reuse != b.chunk_reuse || a.backend != b.backend || a.backend_url != b.backend_url ||
+         a.chunk_reuse != b.chunk_reuse || a.copy_strength != b.copy_strength || a.backend != b.backend || a.backend_url != b.backend_url ||
          a.backend_model != b.backend_model || a.api_key_env != b.api_key_env || a.api_key_file != b.api_key_file ||
          a.fim_template != b.fim_template || a.fim_format != b.fim_format || a.backend_timeout_ms != b.backend_timeout_ms;
 }

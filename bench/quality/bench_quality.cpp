@@ -6,8 +6,10 @@
 // the post-processing, plus how often each rule and filter fired.
 //
 //   bench_quality [--model models/wafer-tiny-code-q8_0.gguf] [--points 200] [--seed 1]
-//                 [--max-tokens 24] [--threads 1] [--show N] [DIR_OR_FILE ...]
+//                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
+// --copy-strength C sets the copy model (engine/copy_model.h; default: the model file's own,
+// 0: off), to compare the model with and without it.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -59,6 +61,7 @@ struct Tally {
 int main(int argc, char** argv) {
   std::string model = "models/wafer-tiny-code-q8_0.gguf";
   int points = 200, max_tokens = 24, threads = 1, show = 0;
+  float copy_strength = -1;  // < 0: the model file's own (engine/copy_model.h)
   unsigned seed = 1;
   std::vector<fs::path> roots;
   for (int i = 1; i < argc; ++i) {
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-tokens") max_tokens = std::atoi(next().c_str());
     else if (a == "--threads") threads = std::atoi(next().c_str());
     else if (a == "--show") show = std::atoi(next().c_str());
+    else if (a == "--copy-strength") copy_strength = std::strtof(next().c_str(), nullptr);
     else roots.emplace_back(a);
   }
   if (roots.empty()) roots = {"/usr/lib/python3.11", "/usr/include"};
@@ -97,14 +101,16 @@ int main(int argc, char** argv) {
   EngineOptions eo;
   eo.model_path = model;
   eo.threads = threads;
+  eo.copy_strength = copy_strength;
   auto engine = load_engine(eo);
   if (!engine) {
     std::fprintf(stderr, "bench_quality: %s\n", engine.error().message.c_str());
     return 1;
   }
   const ModelInfo& info = (*engine)->info();
-  std::printf("model %s (%s), context %d tokens; %zu files; %d points, seed %u\n", info.name.c_str(),
-              info.architecture.c_str(), info.context_length, files.size(), points, seed);
+  std::printf("model %s (%s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
+              info.name.c_str(), info.architecture.c_str(), info.context_length, info.copy_strength, files.size(),
+              points, seed);
 
   std::mt19937 rng(seed);
   std::map<std::string, Tally> by_lang;

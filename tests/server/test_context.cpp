@@ -194,3 +194,27 @@ TEST_CASE("context: budgets shrink to fit the model's context", "[context]") {
   fit_to_context(big, big_extra, 0, 64);  // unknown context
   CHECK(big.prefix_tokens == 1024);
 }
+
+TEST_CASE("context: the copy model's text around the window, contiguous and capped", "[context]") {
+  auto [doc, cursor] = Doc::with_cursor("python", "a0\na1\na2\n中b3\nb4\ndef f(x):\n    ret|\nc7\nc8\nc9\n中d10\nd11\n");
+  FimWindow w;
+  w.prefix_lines = 2;
+  w.suffix_lines = 1;
+  w.prefix_step_lines = 1;
+  FimContext c = doc.context(cursor, w);
+  CHECK(c.request.copy_before.empty());  // copy_bytes 0: none
+  CHECK(c.request.copy_after.empty());
+  w.copy_bytes = 1 << 16;
+  c = doc.context(cursor, w);
+  CHECK(c.request.prefix == "b4\ndef f(x):\n    ret");
+  CHECK(c.request.copy_before == "a0\na1\na2\n中b3\n");
+  CHECK(c.request.copy_after == "c8\nc9\n中d10\nd11\n");
+  CHECK(c.request.copy_before + c.request.prefix + c.request.suffix + c.request.copy_after == doc.snap->text);
+  w.copy_bytes = 5;  // on character boundaries: the cut never splits 中
+  c = doc.context(cursor, w);
+  CHECK(c.request.copy_before == "b3\n");
+  CHECK(c.request.copy_after == "c8\nc9");
+  w.copy_bytes = 7;   // after: a cut inside 中 keeps the whole character
+  c = doc.context(cursor, w);
+  CHECK(c.request.copy_after == "c8\nc9\n中");
+}

@@ -93,10 +93,10 @@ def baseline(case: Case) -> str:
 
 
 class ModelCompleter:
-    """Greedy FIM decoding with the PyTorch model (full forward per token; no KV cache)."""
+    """Greedy FIM decoding with the PyTorch model (prompt once, then one token per step)."""
 
     def __init__(self, ckpt: Path, tok: Tokenizer, max_prefix=None, max_suffix=48, max_new=40,
-                 layout="psm", heal=False):
+                 layout="psm", heal=False, cache=0.0, cache_min=2, cache_scope="prompt"):
         import torch
         from model import Config, Llama
         state = torch.load(ckpt, map_location="cpu")
@@ -114,6 +114,7 @@ class ModelCompleter:
         self.max_suffix, self.max_new = max_suffix, max_new
         self.layout = layout
         self.heal = heal
+        self.cache, self.cache_min, self.cache_scope = cache, cache_min, cache_scope
         # Bytes of every ordinary token (None for special ones), for token healing.
         self.token_bytes = [tok.decode_bytes([i]) if tok.token_type[i] == 1 else None
                             for i in range(tok.n_vocab)]
@@ -127,11 +128,49 @@ class ModelCompleter:
         healed = b""
         if self.heal and p:
             healed, p = self.tok.decode_bytes(p[-1:]), p[:-1]
+        self.stream = s + [self.eot] + p  # the text tokens the cache model copies from
+        if self.cache > 0 and self.cache_scope != "prompt":
+            # "file": the file within 64 KiB of the cursor (what wafer's daemon sends a model
+            # with a copy model: the window plus 64 KiB each side; the baseline searches all
+            # of the file before the cursor); "window": 60 lines before the cursor, 20 after
+            # (the daemon's prompt window for larger models).
+            before, after = case.prefix[-65536:], case.suffix[:65536]
+            if self.cache_scope == "window":
+                before = "".join(l + "\n" for l in case.lines[max(0, case.row - 60): case.row]) + case.typed
+                after = "\n".join(case.lines[case.row + 1: case.row + 21])
+            whole = self.tok.encode(before)
+            if self.heal and whole:
+                whole = whole[:-1]
+            self.stream = self.tok.encode(after) + [self.eot] + whole
         if self.layout == "spm":
             return [self.suf] + s + [self.pre] + p + [self.mid], healed
         if self.layout == "plain":      # no suffix: a left-to-right continuation
             return [self.eot] + p, healed
         return [self.pre] + p + [self.suf] + s + [self.mid], healed
+
+    def mix_cache(self, logits, seq: list[int]):
+        """Log of (1 - w) p_model + w p_cache, where p_cache is the distribution of the
+        tokens that followed the longest earlier repeat (L >= cache_min tokens) of seq's end,
+        and w = L / (L + cache)."""
+        n = len(seq)
+        best, follow = 0, []
+        for j in range(n - 1):   # seq[..j] ends like seq[..n-1]: match length
+            L = 0
+            while L <= j and L < 32 and seq[j - L] == seq[n - 1 - L]:
+                L += 1
+            if L > best:
+                best, follow = L, [seq[j + 1]]
+            elif L == best and L > 0:
+                follow.append(seq[j + 1])
+        if best < self.cache_min:
+            return logits
+        torch = self.torch
+        p = torch.softmax(logits.float(), -1)
+        w = best / (best + self.cache)
+        pc = torch.zeros_like(p)
+        for t in follow:
+            pc[t] += 1.0 / len(follow)
+        return torch.log((1 - w) * p + w * pc + 1e-30)
 
     def allowed(self, need: bytes) -> list[int]:
         """Tokens that agree with the bytes still to be regenerated: they start with them,
@@ -148,9 +187,14 @@ class ModelCompleter:
         ids, healed = self.prompt(case)
         need = healed
         out: list[int] = []
+        cache: list = []
         with self.torch.no_grad():
+            logits = self.model.decode_step(self.torch.tensor([ids]), cache)[0]
             for _ in range(self.max_new):
-                logits = self.model(self.torch.tensor([ids + out]))[0, -1]
+                if out:
+                    logits = self.model.decode_step(self.torch.tensor([out[-1:]]), cache)[0]
+                if self.cache > 0:
+                    logits = self.mix_cache(logits, self.stream + out)
                 if need:
                     cand = self.allowed(need)
                     t = cand[int(logits[cand].argmax())]
@@ -220,6 +264,12 @@ def main() -> int:
                     help="prompt order: PSM, SPM (llama.cpp's spm_infill) or prefix only")
     ap.add_argument("--heal", action="store_true",
                     help="token healing: regenerate the prefix's last token, constrained to its text")
+    ap.add_argument("--cache", type=float, default=0.0,
+                    help="mix in a copy (cache) model: weight L/(L+CACHE) after an L-token repeat; 0: off")
+    ap.add_argument("--cache-min", type=int, default=2, help="shortest repeat the cache model uses")
+    ap.add_argument("--cache-scope", choices=("prompt", "window", "file"), default="prompt",
+                    help="what the cache model copies from: the prompt, 60 lines before and 20 "
+                         "after, or the file within 64 KiB of the cursor (as wafer does)")
     args = ap.parse_args()
     try:
         import torch
@@ -228,7 +278,9 @@ def main() -> int:
         pass
     tok = Tokenizer.load(args.corpus / "tokenizer.json")
     cases = make_cases(corpus.read_jsonl(args.corpus / "heldout.jsonl"), args.n, args.seed)
-    completer = ModelCompleter(args.checkpoint, tok, layout=args.layout, heal=args.heal) if args.checkpoint else None
+    completer = (ModelCompleter(args.checkpoint, tok, layout=args.layout, heal=args.heal, cache=args.cache,
+                                cache_min=args.cache_min, cache_scope=args.cache_scope)
+                 if args.checkpoint else None)
     res = run(cases, tok, completer)
     print(f"cases {res['n']}: exact match model {res['model_exact_rate']:.3f} "
           f"baseline {res['baseline_exact_rate']:.3f}; first token model "

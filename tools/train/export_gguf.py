@@ -67,10 +67,13 @@ def add_tokenizer(w: gguf.GGUFWriter, tok: Tokenizer) -> None:
 
 
 def export(state_dict: dict, cfg: dict, tok: Tokenizer, out: Path, qtype: str,
-           name: str = "wafer-tiny-code", fim_order: str | None = None) -> None:
+           name: str = "wafer-tiny-code", fim_order: str | None = None,
+           copy_strength: float = 0.0) -> None:
     """state_dict: model.py parameter name -> numpy float32 array (or torch tensor).
     fim_order: "spm" or "psm", written as wafer.fim_order (the FIM order wafer prompts this
-    model in unless told otherwise); None writes nothing (PSM)."""
+    model in unless told otherwise); None writes nothing (PSM).
+    copy_strength > 0: written as wafer.copy_strength, which turns on wafer's copy model for
+    this file (engine/copy_model.h; eval.py --cache measures the same mixture)."""
     if cfg["n_vocab"] != tok.n_vocab:
         raise ValueError(f"model vocab {cfg['n_vocab']} != tokenizer vocab {tok.n_vocab}")
     w = gguf.GGUFWriter()
@@ -93,6 +96,8 @@ def export(state_dict: dict, cfg: dict, tok: Tokenizer, out: Path, qtype: str,
     add_tokenizer(w, tok)
     if fim_order:
         w.add("wafer.fim_order", gguf.T_STRING, fim_order)
+    if copy_strength > 0:
+        w.add("wafer.copy_strength", gguf.T_FLOAT32, float(copy_strength))
 
     arrays = {k: (v.detach().float().numpy() if hasattr(v, "detach") else np.asarray(v, np.float32))
               for k, v in state_dict.items()}
@@ -118,6 +123,9 @@ def main() -> int:
     ap.add_argument("--fim-order", choices=("auto", "spm", "psm"), default="auto",
                     help="order wafer should prompt in; auto: SPM if most of the run's FIM "
                          "examples were SPM (train.py --spm-rate above 0.5)")
+    ap.add_argument("--copy-strength", type=float, default=0.0,
+                    help="write wafer.copy_strength: wafer mixes its copy model into this model's "
+                         "predictions (0: not written)")
     args = ap.parse_args()
     import torch
     state = torch.load(args.checkpoint, map_location="cpu")
@@ -125,8 +133,9 @@ def main() -> int:
     if order == "auto":
         order = "spm" if state.get("args", {}).get("spm_rate", 0.0) > 0.5 else "psm"
     export(state["model"], state["config"], Tokenizer.load(args.tokenizer), args.out, args.type,
-           fim_order=order)
-    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes, {args.type}, FIM order {order})")
+           fim_order=order, copy_strength=args.copy_strength)
+    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes, {args.type}, FIM order {order}, "
+          f"copy strength {args.copy_strength:g})")
     return 0
 
 

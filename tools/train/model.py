@@ -66,15 +66,6 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.T
     return torch.stack((r0, r1), dim=-1).flatten(-2)
 
 
-def causal_attention(q, k, v):
-    """softmax(q k^T / sqrt(d) + causal mask) v (torch 1.13 has no fused SDPA)."""
-    T = q.shape[2]
-    att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))
-    mask = torch.ones(T, T, dtype=torch.bool, device=q.device).triu(1)
-    att = att.masked_fill(mask, float("-inf"))
-    return torch.softmax(att.float(), dim=-1).type_as(v) @ v
-
-
 class Block(nn.Module):
     def __init__(self, cfg: Config):
         super().__init__()
@@ -91,6 +82,13 @@ class Block(nn.Module):
         self.w_down = nn.Linear(cfg.d_ff, cfg.d_model, bias=False)
 
     def forward(self, x, cos, sin):
+        return self.step(x, cos, sin, [])
+
+    def step(self, x, cos, sin, past):
+        """The block over the T newest positions, attending causally to them and to the
+        earlier keys/values in `past` (a [k, v] pair, updated in place; an empty list at the
+        start, which is forward()). cos/sin: the RoPE rows of those positions. torch 1.13
+        has no fused attention: softmax(q k^T / sqrt(d) + mask) v by hand."""
         cfg = self.cfg
         B, T, _ = x.shape
         h = self.attn_norm(x)
@@ -98,11 +96,17 @@ class Block(nn.Module):
         k = self.wk(h).view(B, T, cfg.n_kv_head, cfg.head_dim).transpose(1, 2)
         v = self.wv(h).view(B, T, cfg.n_kv_head, cfg.head_dim).transpose(1, 2)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        if past:
+            k, v = torch.cat((past[0], k), dim=2), torch.cat((past[1], v), dim=2)
+        past[:] = [k, v]
         rep = cfg.n_head // cfg.n_kv_head
         if rep > 1:
             k = k.repeat_interleave(rep, dim=1)
             v = v.repeat_interleave(rep, dim=1)
-        a = causal_attention(q, k, v)
+        S = k.shape[2]
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(cfg.head_dim))
+        mask = torch.ones(T, S, dtype=torch.bool).triu(S - T + 1)
+        a = torch.softmax(att.masked_fill(mask, float("-inf")).float(), dim=-1).type_as(v) @ v
         x = x + self.wo(a.transpose(1, 2).reshape(B, T, -1))
         h = self.ffn_norm(x)
         return x + self.w_down(F.silu(self.w_gate(h)) * self.w_up(h))
@@ -146,3 +150,19 @@ class Llama(nn.Module):
         for b in self.blocks:
             x = b(x, cos, sin)
         return self.output(self.out_norm(x))
+
+    def decode_step(self, idx: torch.Tensor, cache: list) -> torch.Tensor:
+        """Logits of the last of the new tokens idx (B, T), continuing the sequence whose
+        keys/values `cache` holds (a list, empty at the start, updated in place): what
+        inference does, one forward over the new tokens only."""
+        if not cache:
+            cache.extend([] for _ in self.blocks)
+            cache.append(0)  # positions done
+        start, T = cache[-1], idx.shape[1]
+        cos, sin = rope_tables(self.cfg, start + T) if start + T > self.cos.shape[0] else (self.cos, self.sin)
+        cos, sin = cos[start:start + T], sin[start:start + T]
+        x = self.tok_embd(idx)
+        for b, past in zip(self.blocks, cache):
+            x = b.step(x, cos, sin, past)
+        cache[-1] = start + T
+        return self.output(self.out_norm(x[:, -1:]))[:, -1]

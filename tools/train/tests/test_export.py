@@ -37,7 +37,7 @@ class Export(unittest.TestCase):
         for qtype in ("f16", "q8_0"):
             cls.paths[qtype] = Path(cls.dir.name) / f"m-{qtype}.gguf"
             export_gguf.export(cls.model.state_dict(), cls.cfg.to_dict(), cls.tok,
-                               cls.paths[qtype], qtype)
+                               cls.paths[qtype], qtype, copy_strength=1.5 if qtype == "q8_0" else 0.0)
 
     @classmethod
     def tearDownClass(cls):
@@ -63,6 +63,8 @@ class Export(unittest.TestCase):
         self.assertEqual(f.infos["blk.0.attn_q.weight"][1], gguf.GGML_Q8_0)
         self.assertNotIn("output.weight", f.infos)          # tied embeddings
         self.assertEqual(len(f.infos), 2 + 9 * 2)
+        self.assertEqual(kv["wafer.copy_strength"], 1.5)     # wafer's copy model: on
+        self.assertNotIn("wafer.copy_strength", gguf.GGUFFile(self.paths["f16"]).kv)
 
     def test_exported_file_computes_the_models_logits(self):
         import numpy as np
