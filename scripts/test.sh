@@ -10,7 +10,7 @@
 #   asan   scripts/sanitize.sh address: ASan + UBSan build (clang) of the daemon, the
 #          parser/server tests and the integration tests; runs them
 #   tsan   scripts/sanitize.sh thread: TSan build of the scheduler and thread-pool tests
-#   fuzz   every libFuzzer target for FUZZ_SECONDS (default 15) over the committed corpus,
+#   fuzz   every libFuzzer target for FUZZ_SECONDS (default 10) over the committed corpus,
 #          two at a time, in the asan phase's build
 # Options through the environment: BUILD_DIR (default build), JOBS (default nproc),
 # WAFER_SANITIZE=ON for an ASan+UBSan main build, WAFER_PHASES="build test", FUZZ_SECONDS.
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 PHASES=${WAFER_PHASES:-build test soak asan tsan fuzz}
-FUZZ_SECONDS=${FUZZ_SECONDS:-15}
+FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 timings=()
 trap 'echo "test.sh: phase times: ${timings[*]:-none}"' EXIT
 
