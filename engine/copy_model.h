@@ -23,6 +23,9 @@ namespace wafer {
 class GgufFile;
 
 inline constexpr std::string_view kCopyStrengthKey = "wafer.copy_strength";
+// Separates the texts of a copy model's stream: never a token, so a repeat that runs into it
+// predicts nothing (rather than a control token, which would end the completion).
+inline constexpr TokenId kCopySeparator = -1;
 // The model file's copy strength (kCopyStrengthKey); 0 (off) when absent or not positive.
 float model_copy_strength(const GgufFile& file);
 
@@ -39,7 +42,7 @@ class CopyModel {
   bool enabled() const { return params_.strength > 0; }
 
   // The text to copy from, in reading order with the text before the cursor last (for a
-  // FIM prompt: the suffix part, then the prefix part); any token may serve as a barrier.
+  // FIM prompt: the suffix part, then the prefix part), texts separated by kCopySeparator.
   void reset(std::span<const TokenId> stream);
   void push(TokenId token);  // a token of the completion, once it is chosen
 

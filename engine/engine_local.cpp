@@ -90,7 +90,7 @@ const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const s
 // text after the suffix goes before that separator and the text before the prefix after it.
 std::vector<TokenId> LocalEngine::copy_reading(const CompletionRequest& request, std::vector<TokenId> reading) {
   if (request.copy_before.empty() && request.copy_after.empty()) return reading;
-  const auto sep = std::find(reading.rbegin(), reading.rend(), fim_.middle);
+  const auto sep = std::find(reading.rbegin(), reading.rend(), kCopySeparator);
   if (sep == reading.rend()) return reading;
   const size_t at = static_cast<size_t>(reading.rend() - sep) - 1;  // index of the separator
   const std::vector<TokenId>& after = tokenized(copy_after_, request.copy_after);
@@ -99,7 +99,7 @@ std::vector<TokenId> LocalEngine::copy_reading(const CompletionRequest& request,
   out.reserve(reading.size() + after.size() + before.size());
   out.insert(out.end(), reading.begin(), reading.begin() + static_cast<std::ptrdiff_t>(at));
   out.insert(out.end(), after.begin(), after.end());
-  out.push_back(fim_.middle);
+  out.push_back(kCopySeparator);
   out.insert(out.end(), before.begin(), before.end());
   out.insert(out.end(), reading.begin() + static_cast<std::ptrdiff_t>(at) + 1, reading.end());
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "engine/copy_model.h"
 #include "engine/gguf.h"
 
 namespace wafer {
@@ -216,7 +217,7 @@ std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const F
     for (FimRole role : {FimRole::kExtra, FimRole::kSuffix, FimRole::kPrefix})
       for (size_t i = 0; i < items.size(); ++i)
         if (items[i].role == role && items[i].marker == FimMarker::kText) {
-          reading->push_back(fim.middle);
+          reading->push_back(kCopySeparator);
           reading->insert(reading->end(), pieces[i].begin(), pieces[i].end());
         }
   }

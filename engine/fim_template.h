@@ -89,8 +89,8 @@ std::vector<TokenId> build_fim_prompt(const Tokenizer& tokenizer, const FimToken
 // keeps its end (cut at its start: the text nearest the cursor matters most). Markers and
 // headers are always kept; `cut` (optional) is set when anything was dropped. `reading`
 // (optional) receives the texts' tokens before any cut, in an order the completion
-// continues: extra files, the suffix, then the prefix last, each text after a FIM marker
-// token as a separator (the copy model's stream, engine/copy_model.h).
+// continues: extra files, the suffix, then the prefix last, each text after a
+// kCopySeparator (the copy model's stream, engine/copy_model.h).
 std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const FimTokens& fim, const FimTemplate& t,
                                              const FimParts& parts, size_t max_tokens, bool* cut = nullptr,
                                              std::vector<TokenId>* reading = nullptr);

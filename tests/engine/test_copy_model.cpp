@@ -101,6 +101,15 @@ TEST_CASE("copy model: max_match caps L, and tokens outside the vocabulary are i
   double total = 0;
   for (int t = 0; t < 7; ++t) total += prob(out, t);
   CHECK(total == Approx(1.0 - 3.0 / 4.0));  // the copy share went to a token the row lacks
+  // A repeat that runs into a separator between texts predicts nothing either.
+  CopyModel sep({.strength = 1.0f});
+  sep.reset(ids({3, 4, kCopySeparator, 5, 3, 4}));
+  REQUIRE(sep.mix(logits, out));
+  CHECK(sep.last_match() == 2);
+  CHECK(std::max_element(out.begin(), out.end()) - out.begin() == 0);  // all equal: the first
+  total = 0;
+  for (int t = 0; t < 7; ++t) total += prob(out, t);
+  CHECK(total == Approx(1.0 - 2.0 / 3.0));
 }
 
 TEST_CASE("copy model: the model file turns it on with wafer.copy_strength", "[copy_model]") {
