@@ -96,6 +96,9 @@ FimOrder preferred_fim_order(const GgufFile& file) {
 FimTemplate resolve_fim_template(FimTemplate requested, const FimTokens& fim, const Tokenizer& tokenizer,
                                  FimOrder preferred) {
   if (!requested.order_given) requested.order = preferred;
+  // The result is final: building a prompt from it resolves it again (with no preferred
+  // order at hand), which must not turn the model's preferred SPM back into PSM.
+  requested.order_given = true;
   if (requested.format != FimFormat::kAuto) return requested;
   FimTemplate t = requested;
   if (fim.family == "qwen")

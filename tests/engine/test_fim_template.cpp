@@ -137,6 +137,12 @@ TEST_CASE("fim template: the model's preferred order applies unless the name giv
   CHECK(resolve_fim_template(named("qwen-psm"), v.fim, v.tokenizer, spm).order == psm);
   CHECK(resolve_fim_template(named("auto"), v.fim, v.tokenizer, psm).order == psm);
   CHECK(fim_template_name(resolve_fim_template(named("auto"), v.fim, v.tokenizer, spm)) == "qwen-spm");
+  // A resolved template keeps its order when the prompt is built (which resolves again).
+  const FimTemplate resolved = resolve_fim_template(named("auto"), v.fim, v.tokenizer, spm);
+  const auto prompt = build_fim_prompt(v.tokenizer, v.fim, resolved, FimParts{nullptr, "a = ", "\nb"});
+  REQUIRE(!prompt.empty());
+  CHECK(prompt.front() == v.fim.suffix);
+  CHECK(prompt.back() == v.fim.middle);
 
   test::TempDir dir;
   auto order_in = [&](const char* value) {
