@@ -27,10 +27,13 @@ class Run {
         on_event_(on_event),
         decoder_(*ctx.tokenizer),
         text_(request.stop),
-        copy_(ctx.settings.copy) {}
+        copy_(ctx.settings.copy),
+        heal_rest_(ctx.healed) {}
 
   void run(const std::vector<TokenId>& prompt, const std::vector<TokenId>* reading) {
     if (prompt.empty()) return fail("empty prompt");
+    if (!heal_rest_.empty() && !ctx_.healer) return fail("token healing without a token index");
+    ctx_.timings.healed_bytes = static_cast<int>(heal_rest_.size());
     if (prompt.size() > static_cast<size_t>(s_.context_size()))
       return fail("the prompt of " + std::to_string(prompt.size()) + " tokens does not fit the context of " +
                   std::to_string(s_.context_size()) + " tokens");
@@ -126,13 +129,33 @@ class Run {
   }
 
   // Hands one generated token to the caller; false when generation must stop (sets stop_).
+  // While healing, only the token's bytes past the healed ones are text; a token wholly
+  // inside them shows nothing (but counts against max_tokens: the budget bounds the work).
   bool emit(TokenId t) {
     if (generated_++ == 0) ctx_.timings.first_token_ms = ms_between(ctx_.start, Clock::now());
-    send_text(text_.push(decoder_.push(t)));
+    if (!heal_rest_.empty()) {
+      const std::string_view bytes = ctx_.tokenizer->token_bytes(t);
+      if (bytes.size() <= heal_rest_.size()) {
+        heal_rest_.remove_prefix(bytes.size());
+        return generated_ < req_.max_tokens || stop(StopReason::kMaxTokens);
+      }
+      send_text(text_.push(decoder_.push_bytes(bytes.substr(heal_rest_.size()))));
+      heal_rest_ = {};
+    } else {
+      send_text(text_.push(decoder_.push(t)));
+    }
     if (text_.stopped()) return stop(StopReason::kStopString);
     if (req_.should_stop && req_.should_stop(text_.text())) return stop(StopReason::kStopCallback);
     if (generated_ >= req_.max_tokens) return stop(StopReason::kMaxTokens);
     return true;
+  }
+
+  // The next token from one logits row: among the tokens that reproduce the rest of the
+  // healed bytes while any remain, else from the whole row. -1: none can.
+  TokenId choose(Sampler& sampler, std::span<const float> logits) {
+    if (heal_rest_.empty()) return sampler.sample(logits);
+    ctx_.healer->allowed(heal_rest_, allowed_);
+    return sampler.sample(logits, allowed_);
   }
 
   bool stop(StopReason why) {
@@ -160,8 +183,8 @@ class Run {
     std::vector<int32_t> history = prompt;  // what drafts are looked up in
     size_t row = 0;                         // which logits row predicts the next token
     for (;;) {
-      const TokenId token = sampler.sample(next_logits(row));
-      if (end_of_generation(token)) {
+      const TokenId token = choose(sampler, next_logits(row));
+      if (token < 0 || end_of_generation(token)) {
         stop_ = StopReason::kEndOfText;
         break;
       }
@@ -182,7 +205,7 @@ class Run {
         break;
       }
       std::vector<int32_t> batch{token};
-      if (speculate) {
+      if (speculate && heal_rest_.empty()) {
         std::vector<int32_t> d = drafter.propose(history, std::min(req_.max_tokens - generated_, room - 1));
         batch.insert(batch.end(), d.begin(), d.end());
       }
@@ -259,6 +282,8 @@ class Run {
   CopyModel copy_;
   std::vector<float> mixed_;  // next_logits()' output when the copy model mixes
   int generated_ = 0;
+  std::string_view heal_rest_;   // healed bytes not yet regenerated (into ctx_.healed)
+  std::vector<TokenId> allowed_; // reused: the tokens allowed at a healing step
   StopReason stop_ = StopReason::kMaxTokens;
 };
 

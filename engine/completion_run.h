@@ -2,10 +2,13 @@
 // of the prompt the session's cache does not already hold (in chunks, checking the cancel
 // flag and the prefill budget between chunks), then decode -- greedy with prompt-lookup
 // speculation, or sampled -- streaming whole-character text deltas until a stop condition,
-// and finish with exactly one kDone or kError event carrying the timings.
+// and finish with exactly one kDone or kError event carrying the timings. With token
+// healing the first tokens are chosen among those that reproduce the healed bytes (one
+// token per step, no drafts), and only the text after those bytes reaches the caller.
 #pragma once
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "engine/copy_model.h"
@@ -13,6 +16,7 @@
 #include "engine/fim_tokens.h"
 #include "engine/session.h"
 #include "engine/speculative.h"
+#include "engine/token_healing.h"
 #include "engine/tokenizer.h"
 
 namespace wafer {
@@ -28,6 +32,8 @@ struct RunContext {
   Session* session = nullptr;
   const Tokenizer* tokenizer = nullptr;
   const FimTokens* fim = nullptr;
+  const TokenHealer* healer = nullptr;  // needed when `healed` is not empty
+  std::string healed;  // token healing: bytes the first generated tokens must reproduce (not shown)
   size_t n_vocab = 0;  // the model's logits row length
   RunSettings settings;
   std::chrono::steady_clock::time_point start;  // when complete() was called

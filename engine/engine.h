@@ -39,6 +39,10 @@ struct EngineOptions {
   // (off when absent), 0 is off, > 0 is the strength c (after an L-token repeat the copy
   // model weighs L / (L + c)).
   float copy_strength = -1;
+  // Token healing (engine/token_healing.h): the prefix's last token is taken off the prompt
+  // and regenerated, so a cursor inside a word continues the word the way the model would
+  // have written it; the healed bytes are not repeated in the completion.
+  bool token_healing = true;
 };
 
 // What the model is and what it can do, for the server's prompt building and status.
@@ -91,6 +95,7 @@ struct Timings {
   double decode_ms = 0;
   int drafts_proposed = 0;
   int drafts_accepted = 0;
+  int healed_bytes = 0;       // token healing: bytes of the prefix regenerated (0: no healing)
   double total_ms = 0;
   bool cancelled = false;
 };

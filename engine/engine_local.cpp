@@ -52,7 +52,8 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
       model_(std::move(model)),
       tokenizer_(std::move(tokenizer)),
       fim_(std::move(fim)),
-      template_(fim_template) {
+      template_(fim_template),
+      healer_(tokenizer_) {
   const ModelConfig& c = model_->config();
   int n_ctx = static_cast<int>(c.context_length);
   if (options_.context_length > 0 && (n_ctx <= 0 || options_.context_length < n_ctx)) n_ctx = options_.context_length;
@@ -119,8 +120,9 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
                  request.line_comment};
   // The copy model reads all of the text the caller sent, also what the context cannot hold.
   std::vector<TokenId> reading;
-  const std::vector<TokenId> prompt = build_fim_prompt_within(tokenizer_, fim_, template_, parts, n_ctx - answer,
-                                                              nullptr, copy_strength_ > 0 ? &reading : nullptr);
+  const std::vector<TokenId> prompt =
+      build_fim_prompt_within(tokenizer_, fim_, template_, parts, n_ctx - answer, nullptr,
+                              copy_strength_ > 0 ? &reading : nullptr, options_.token_healing ? &ctx.healed : nullptr);
   if (copy_strength_ > 0) reading = copy_reading(request, std::move(reading));
   ctx.timings.tokenize_ms = ms_between(t_locked, Clock::now());
 
@@ -138,6 +140,7 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   ctx.session = *session;
   ctx.tokenizer = &tokenizer_;
   ctx.fim = &fim_;
+  ctx.healer = &healer_;
   ctx.n_vocab = model_->config().n_vocab;
   ctx.settings.prefill_chunk = options_.prefill_chunk;
   ctx.settings.chunk_reuse_min = options_.chunk_reuse_min;

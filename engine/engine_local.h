@@ -13,6 +13,7 @@
 #include "engine/model.h"
 #include "engine/session_pool.h"
 #include "engine/threadpool.h"
+#include "engine/token_healing.h"
 #include "engine/tokenizer.h"
 
 namespace wafer {
@@ -28,6 +29,7 @@ class LocalEngine final : public Engine {
   const Tokenizer& tokenizer() const { return tokenizer_; }
   void set_max_draft(int max_draft) { options_.max_draft = max_draft; }
   void set_chunk_reuse_min(int n) { options_.chunk_reuse_min = n; }
+  void set_token_healing(bool on) { options_.token_healing = on; }
   const SessionPool& sessions() const { return *sessions_; }
 
  private:
@@ -49,6 +51,7 @@ class LocalEngine final : public Engine {
   TokenizedText copy_before_, copy_after_;
   const std::vector<TokenId>& tokenized(TokenizedText& cache, const std::string& text);
   std::vector<TokenId> copy_reading(const CompletionRequest& request, std::vector<TokenId> reading);
+  TokenHealer healer_;  // the ordinary tokens by their bytes, for token healing
   ModelInfo info_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<SessionPool> sessions_;

@@ -5,6 +5,7 @@
 
 #include "engine/copy_model.h"
 #include "engine/gguf.h"
+#include "engine/token_healing.h"
 
 namespace wafer {
 namespace {
@@ -199,8 +200,9 @@ std::vector<TokenId> build_fim_prompt(const Tokenizer& tokenizer, const FimToken
 
 std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const FimTokens& fim, const FimTemplate& t,
                                              const FimParts& parts, size_t max_tokens, bool* cut,
-                                             std::vector<TokenId>* reading) {
+                                             std::vector<TokenId>* reading, std::string* healed) {
   if (cut) *cut = false;
+  if (healed) healed->clear();
   const FimTemplate resolved = resolve_fim_template(t, fim, tokenizer);
   const std::vector<FimItem> items =
       fim_layout(resolved, {fim.repo != kNoToken, fim.file_sep != kNoToken}, parts);
@@ -244,6 +246,20 @@ std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const F
       const size_t keep_prefix = std::min(n_prefix, room - keep_suffix);
       if (suffix) suffix->resize(keep_suffix);
       if (prefix) prefix->erase(prefix->begin(), prefix->end() - static_cast<std::ptrdiff_t>(keep_prefix));
+    }
+  }
+  if (healed) {
+    // Token healing: the prefix's last token comes back as the first generated one(s).
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items[i].role != FimRole::kPrefix) continue;
+      const std::string_view bytes = pieces[i].empty() ? std::string_view() : healable_bytes(tokenizer, pieces[i].back());
+      if (!bytes.empty()) {
+        healed->assign(bytes);
+        pieces[i].pop_back();
+        // The copy model's stream ends with the same token: it will be generated again.
+        if (reading && !reading->empty()) reading->pop_back();
+      }
+      break;
     }
   }
   std::vector<TokenId> out;

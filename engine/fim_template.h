@@ -91,9 +91,12 @@ std::vector<TokenId> build_fim_prompt(const Tokenizer& tokenizer, const FimToken
 // (optional) receives the texts' tokens before any cut, in an order the completion
 // continues: extra files, the suffix, then the prefix last, each text after a
 // kCopySeparator (the copy model's stream, engine/copy_model.h).
+// `healed` (optional) asks for token healing (engine/token_healing.h): when the prefix's
+// last token is healable it is left off the prompt (and off `reading`) and its bytes are
+// written there (else it is cleared) -- the decode loop must then regenerate those bytes first.
 std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const FimTokens& fim, const FimTemplate& t,
                                              const FimParts& parts, size_t max_tokens, bool* cut = nullptr,
-                                             std::vector<TokenId>* reading = nullptr);
+                                             std::vector<TokenId>* reading = nullptr, std::string* healed = nullptr);
 
 // The prompt as text with the family's marker spellings, for servers that take a prompt
 // string (OpenAI-compatible /v1/completions). kAuto and kGeneric use Qwen's spellings.

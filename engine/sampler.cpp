@@ -32,6 +32,18 @@ void Sampler::apply_penalty(std::vector<Candidate>& c) const {
 int32_t Sampler::sample(std::span<const float> logits) {
   candidates_.resize(logits.size());
   for (size_t i = 0; i < logits.size(); ++i) candidates_[i] = {static_cast<int32_t>(i), logits[i]};
+  return choose();
+}
+
+int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> allowed) {
+  candidates_.clear();
+  for (int32_t id : allowed)
+    if (id >= 0 && static_cast<size_t>(id) < logits.size()) candidates_.push_back({id, logits[static_cast<size_t>(id)]});
+  if (candidates_.empty()) return -1;
+  return choose();
+}
+
+int32_t Sampler::choose() {
   apply_penalty(candidates_);
   auto by_logit = [](const Candidate& a, const Candidate& b) {
     return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);

@@ -30,6 +30,9 @@ class Sampler {
 
   // The chosen token id. `logits` is not modified.
   int32_t sample(std::span<const float> logits);
+  // The same choice among the `allowed` ids only (token healing); -1 when none is valid.
+  // The filters then apply to those candidates alone.
+  int32_t sample(std::span<const float> logits, std::span<const int32_t> allowed);
   void accept(int32_t token);
   void reset();  // forgets the history and reseeds
 
@@ -41,6 +44,7 @@ class Sampler {
     float logit;
   };
   void apply_penalty(std::vector<Candidate>& c) const;
+  int32_t choose();  // picks among candidates_ (not empty)
 
   SamplerParams params_;
   std::mt19937_64 rng_;

@@ -152,6 +152,8 @@ class StreamDecoder {
       : tok_(&tokenizer), render_special_(render_special) {}
   // Text that became complete with this token (possibly empty).
   std::string push(TokenId id);
+  // The same for raw bytes (e.g. the part of a token past the bytes token healing redid).
+  std::string push_bytes(std::string_view bytes);
   // Ends the stream: whatever is held back, as U+FFFD.
   std::string finish();
   size_t pending_bytes() const { return pending_.size(); }

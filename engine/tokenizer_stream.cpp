@@ -6,8 +6,10 @@
 
 namespace wafer {
 
-std::string StreamDecoder::push(TokenId id) {
-  pending_.append(tok_->token_bytes(id, render_special_));
+std::string StreamDecoder::push(TokenId id) { return push_bytes(tok_->token_bytes(id, render_special_)); }
+
+std::string StreamDecoder::push_bytes(std::string_view bytes) {
+  pending_.append(bytes);
   std::string out;
   size_t i = 0;
   while (i < pending_.size()) {

@@ -27,10 +27,21 @@ size_t common_prefix(const std::vector<TokenId>& a, const std::vector<TokenId>& 
   return n;
 }
 
+// The prompt the engine runs, token healing (on by default) included.
 std::vector<TokenId> prompt_of(const LocalEngine& e, const std::string& prefix, const std::string& suffix) {
   auto fim = find_fim_tokens(e.tokenizer());
   REQUIRE(fim.ok());
-  return build_fim_prompt(e.tokenizer(), *fim, FimTemplate{}, FimParts{nullptr, prefix, suffix});
+  std::string healed;
+  return build_fim_prompt_within(e.tokenizer(), *fim, FimTemplate{}, FimParts{nullptr, prefix, suffix}, SIZE_MAX,
+                                 nullptr, nullptr, &healed);
+}
+
+// An engine that does not heal: these tests count tokens against callback calls, and a
+// token healing regenerates shows no text.
+EngineOptions no_healing() {
+  EngineOptions o;
+  o.token_healing = false;
+  return o;
 }
 
 }  // namespace
@@ -244,7 +255,7 @@ TEST_CASE("engine: cancelled from another thread during prefill", "[engine]") {
 }
 
 TEST_CASE("engine: cancelled during decode stops after the current token", "[engine]") {
-  test::EngineFixture f;
+  test::EngineFixture f(no_healing());
   CompletionRequest req = request("a.py", kPrefix, kSuffix, 12);
   req.cancel = std::make_shared<std::atomic<bool>>(false);
   int calls = 0;
@@ -261,7 +272,7 @@ TEST_CASE("engine: cancelled during decode stops after the current token", "[eng
 }
 
 TEST_CASE("engine: budgets, stop callback and max_tokens", "[engine]") {
-  EngineOptions o;
+  EngineOptions o = no_healing();
   o.prefill_chunk = 8;
   test::EngineFixture f(o);
   SECTION("prefill budget: one chunk per request, the cache keeps it") {

@@ -82,3 +82,24 @@ TEST_CASE("sampler: repetition penalty applies to accepted tokens", "[sampler]")
   s.accept(2);  // window of 2: tokens 0 and 1 fall out
   CHECK(s.sample(logits) == 1);
 }
+
+TEST_CASE("sampler: a restricted choice never leaves the allowed ids", "[sampler]") {
+  const std::vector<float> logits{5.0f, 1.0f, 0.9f, 4.0f, 1.0f};
+  Sampler greedy;
+  CHECK(greedy.sample(logits, std::vector<int32_t>{1, 2, 4}) == 1);  // the best allowed; lower id on ties
+  CHECK(greedy.sample(logits, std::vector<int32_t>{2}) == 2);
+  CHECK(greedy.sample(logits, std::vector<int32_t>{}) == -1);
+  CHECK(greedy.sample(logits, std::vector<int32_t>{-1, 9}) == -1);  // ids outside the row are ignored
+  SamplerParams p;
+  p.temperature = 2.0f;
+  p.top_k = 0;
+  p.top_p = 1.0f;
+  p.min_p = 0;
+  p.seed = 7;
+  Sampler hot(p);
+  std::map<int, int> counts;
+  for (int i = 0; i < 2000; ++i) ++counts[hot.sample(logits, std::vector<int32_t>{1, 2, 4})];
+  CHECK(counts.size() == 3);  // all three drawn, nothing else
+  CHECK(counts.count(0) == 0);
+  CHECK(counts.count(3) == 0);
+}
