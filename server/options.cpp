@@ -78,6 +78,14 @@ const std::vector<Flag>& flags() {
        },
        "copy model mixed into the network's predictions: auto (the model file's wafer.copy_strength; only wafer's "
        "bundled model has one), off, or a strength C > 0 (after an L-token repeat it weighs L/(L+C))"},
+      {"--token-healing", "lsp bench", true,
+       [](Options& o, std::string_view v) {
+         if (v != "on" && v != "off") return Status(make_error("--token-healing: expected on or off, got '" + std::string(v) + "'"));
+         o.token_healing = v == "on";
+         return Status{};
+       },
+       "on|off: take the prefix's last token off the prompt and let the model regenerate it, so a cursor inside "
+       "a word continues the word (default on)"},
       {"--fim-format", "lsp bench", true,
        [](Options& o, std::string_view v) {
          if (auto t = parse_fim_template(v); !t) return Status(make_error("--fim-format: " + t.error().message));

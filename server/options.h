@@ -25,6 +25,7 @@ struct Options {
   std::string fim_format = "auto";    // FIM prompt format: auto or a family, optionally -spm (engine/fim_template.h)
   int chunk_reuse = 0;                // move cached spans >= this many tokens (0: off); see README
   double copy_strength = -1;          // copy model (engine/copy_model.h): -1 the model's own, 0 off, > 0 strength
+  bool token_healing = true;          // regenerate the prefix's last token (engine/token_healing.h)
 
   // lsp
   std::string listen;                 // "127.0.0.1:PORT"; empty: stdio

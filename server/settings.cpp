@@ -53,6 +53,10 @@ Status apply_settings(Options& o, const json& settings_in) {
     if (auto t = parse_fim_template(it->get<std::string>()); !t) return make_error("fimFormat: " + t.error().message);
     next.fim_format = it->get<std::string>();
   }
+  if (auto it = s->find("tokenHealing"); it != s->end() && !it->is_null()) {
+    if (!it->is_boolean()) return make_error(std::string("tokenHealing: expected a boolean, got ") + it->type_name());
+    next.token_healing = it->get<bool>();
+  }
   for (auto [key, lo, hi, field] : {std::tuple{"threads", 0, 1024, &next.threads},
                                     std::tuple{"contextLength", 16, 1 << 20, &next.context},
                                     std::tuple{"chunkReuse", 0, 1 << 20, &next.chunk_reuse},
@@ -96,12 +100,14 @@ EngineOptions engine_options(const Options& o) {
   e.chunk_reuse_min = o.chunk_reuse;
   e.fim_template = o.fim_format;
   e.copy_strength = static_cast<float>(o.copy_strength);
+  e.token_healing = o.token_healing;
   return e;
 }
 
 bool engine_changed(const Options& a, const Options& b) {
   return a.model != b.model || a.threads != b.threads || a.context != b.context || a.fake_engine != b.fake_engine ||
-         a.chunk_reuse != b.chunk_reuse || a.copy_strength != b.copy_strength || a.backend != b.backend || a.backend_url != b.backend_url ||
+         a.chunk_reuse != b.chunk_reuse || a.copy_strength != b.copy_strength || a.token_healing != b.token_healing ||
+         a.backend != b.backend || a.backend_url != b.backend_url ||
          a.backend_model != b.backend_model || a.api_key_env != b.api_key_env || a.api_key_file != b.api_key_file ||
          a.fim_template != b.fim_template || a.fim_format != b.fim_format || a.backend_timeout_ms != b.backend_timeout_ms;
 }

@@ -118,3 +118,17 @@ TEST_CASE("options: decoding ahead of the cursor", "[options]") {
   CHECK_FALSE(parse({"lsp", "--ahead-tokens", "-1"}));
   CHECK_FALSE(parse({"lsp", "--ahead-tokens", "5000"}));
 }
+
+TEST_CASE("options: token healing on or off", "[options]") {
+  CHECK(parse({"lsp"})->token_healing);
+  auto off = parse({"lsp", "--token-healing", "off"});
+  REQUIRE(off);
+  CHECK_FALSE(off->token_healing);
+  auto on = parse({"bench", "--token-healing=on"});
+  REQUIRE(on);
+  CHECK(on->token_healing);
+  auto bad = parse({"lsp", "--token-healing", "yes"});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("--token-healing") != std::string::npos);
+  CHECK_FALSE(parse({"tokenize", "--token-healing", "off"}));  // not an engine run
+}

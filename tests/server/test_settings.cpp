@@ -75,6 +75,22 @@ TEST_CASE("settings: only engine settings require a reload", "[settings]") {
   Options d;
   d.fim_format = "qwen-spm";
   CHECK(engine_changed(a, d));
+  Options e;
+  e.token_healing = false;
+  CHECK(engine_changed(a, e));
+}
+
+TEST_CASE("settings: tokenHealing turns token healing off and on", "[settings]") {
+  Options o;
+  CHECK(engine_options(o).token_healing);  // on by default
+  REQUIRE(apply_settings(o, json::parse(R"({"tokenHealing":false})")));
+  CHECK_FALSE(engine_options(o).token_healing);
+  REQUIRE(apply_settings(o, json::parse(R"({"wafer":{"tokenHealing":true}})")));
+  CHECK(engine_options(o).token_healing);
+  Status bad = apply_settings(o, json::parse(R"({"tokenHealing":"off"})"));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("tokenHealing: expected a boolean") == 0);
+  CHECK(o.token_healing);
 }
 
 TEST_CASE("settings: remote backend keys; a change of backend re-creates it", "[settings]") {
