@@ -19,14 +19,15 @@ std::string_view healable_bytes(const Tokenizer& tokenizer, TokenId id) {
 }
 
 TokenHealer::TokenHealer(const Tokenizer& tokenizer) : tok_(&tokenizer) {
+  // Sorted as (bytes, id) pairs: the comparisons then need no lookups through the tokenizer.
   const auto n = static_cast<TokenId>(tokenizer.n_vocab());
-  sorted_.reserve(static_cast<size_t>(n));
+  std::vector<std::pair<std::string_view, TokenId>> keyed;
+  keyed.reserve(static_cast<size_t>(n));
   for (TokenId id = 0; id < n; ++id)
-    if (is_ordinary_token(tokenizer, id)) sorted_.push_back(id);
-  std::sort(sorted_.begin(), sorted_.end(), [this](TokenId a, TokenId b) {
-    const int c = bytes(a).compare(bytes(b));
-    return c < 0 || (c == 0 && a < b);
-  });
+    if (is_ordinary_token(tokenizer, id)) keyed.emplace_back(tokenizer.token_bytes(id), id);
+  std::sort(keyed.begin(), keyed.end());
+  sorted_.reserve(keyed.size());
+  for (const auto& k : keyed) sorted_.push_back(k.second);
 }
 
 void TokenHealer::allowed(std::string_view rest, std::vector<TokenId>& out) const {

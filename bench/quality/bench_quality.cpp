@@ -6,10 +6,13 @@
 // the post-processing, plus how often each rule and filter fired.
 //
 //   bench_quality [--model models/wafer-tiny-code-q8_0.gguf] [--points 200] [--seed 1]
-//                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C] [DIR_OR_FILE ...]
+//                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C]
+//                 [--token-healing on|off|both] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
 // --copy-strength C sets the copy model (engine/copy_model.h; default: the model file's own,
 // 0: off), to compare the model with and without it.
+// --token-healing both asks two engines (healing off, then on) at every point of the same
+// run and prints a table for each.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -62,6 +66,7 @@ int main(int argc, char** argv) {
   std::string model = "models/wafer-tiny-code-q8_0.gguf";
   int points = 200, max_tokens = 24, threads = 1, show = 0;
   float copy_strength = -1;  // < 0: the model file's own (engine/copy_model.h)
+  std::string healing = "on";
   unsigned seed = 1;
   std::vector<fs::path> roots;
   for (int i = 1; i < argc; ++i) {
@@ -74,6 +79,7 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::atoi(next().c_str());
     else if (a == "--show") show = std::atoi(next().c_str());
     else if (a == "--copy-strength") copy_strength = std::strtof(next().c_str(), nullptr);
+    else if (a == "--token-healing") healing = next();
     else roots.emplace_back(a);
   }
   if (roots.empty()) roots = {"/usr/lib/python3.11", "/usr/include"};
@@ -98,23 +104,38 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  EngineOptions eo;
-  eo.model_path = model;
-  eo.threads = threads;
-  eo.copy_strength = copy_strength;
-  auto engine = load_engine(eo);
-  if (!engine) {
-    std::fprintf(stderr, "bench_quality: %s\n", engine.error().message.c_str());
+  if (healing != "on" && healing != "off" && healing != "both") {
+    std::fprintf(stderr, "bench_quality: --token-healing: expected on, off or both\n");
     return 1;
   }
-  const ModelInfo& info = (*engine)->info();
-  std::printf("model %s (%s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
-              info.name.c_str(), info.architecture.c_str(), info.context_length, info.copy_strength, files.size(),
-              points, seed);
+  // One engine per token-healing setting measured.
+  struct Run {
+    std::string label;
+    std::unique_ptr<Engine> engine;
+    std::map<std::string, Tally> by_lang;
+    std::map<std::string, int> fired;
+  };
+  std::vector<Run> runs;
+  for (bool on : {false, true}) {
+    if (healing != "both" && (healing == "on") != on) continue;
+    EngineOptions eo;
+    eo.model_path = model;
+    eo.threads = threads;
+    eo.token_healing = on;
+    eo.copy_strength = copy_strength;
+    auto engine = load_engine(eo);
+    if (!engine) {
+      std::fprintf(stderr, "bench_quality: %s\n", engine.error().message.c_str());
+      return 1;
+    }
+    runs.push_back({on ? "token healing on" : "token healing off", std::move(*engine), {}, {}});
+  }
+  const ModelInfo& info = runs[0].engine->info();
+  std::printf("model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
+              info.name.c_str(), info.architecture.c_str(), info.fim_template.c_str(), info.context_length,
+              info.copy_strength, files.size(), points, seed);
 
   std::mt19937 rng(seed);
-  std::map<std::string, Tally> by_lang;
-  std::map<std::string, int> fired;
   for (int n = 0; n < points; ++n) {
     const fs::path& path = files[rng() % files.size()];
     std::string text = read(path);
@@ -149,39 +170,46 @@ int main(int argc, char** argv) {
     fit_to_context(w, extra, info.context_length, max_tokens);
     FimContext ctx = build_context(*snap, tree.get(), rules, cursor, w);
     const Mode mode = decide_mode(ctx.facts);
-    CompletionRequest req = std::move(ctx.request);
-    req.max_tokens = max_tokens;
-    std::string raw;
-    req.should_stop = [&](std::string_view t) { return find_stop(t, ctx.facts, mode).stopped; };
-    auto t0 = std::chrono::steady_clock::now();
-    (*engine)->complete(req, [&](const CompletionEvent& e) {
-      if (e.kind == CompletionEvent::Kind::kDone) raw = e.text;
-    });
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    Postprocessed pp = postprocess(raw, ctx.facts, mode);
-    for (const std::string& f : pp.fired) ++fired[f];
-    Tally& t = by_lang[lang ? std::string(lang->name) : "other"];
-    ++t.points;
-    t.ms += ms;
-    std::string got = trim(first_line(pp.text)), got_raw = trim(first_line(raw));
-    if (n < show)
-      std::printf("%s:%zu mode %s\n  hidden %s\n  raw    %s\n  shown  %s\n", path.filename().c_str(), line + 1,
-                  mode == Mode::kSingleLine ? "single" : "multi", truth.c_str(), nlohmann::json(raw).dump().c_str(),
-                  nlohmann::json(pp.text).dump().c_str());
-    if (got.empty()) ++t.empty;
-    if (got == truth) ++t.exact;
-    if (!got.empty() && truth.starts_with(got)) ++t.prefix;
-    if (got_raw == truth) ++t.raw_exact;
-    if (!got_raw.empty() && truth.starts_with(got_raw)) ++t.raw_prefix;
+    for (Run& run : runs) {
+      CompletionRequest req = ctx.request;
+      req.max_tokens = max_tokens;
+      std::string raw;
+      req.should_stop = [&](std::string_view t) { return find_stop(t, ctx.facts, mode).stopped; };
+      auto t0 = std::chrono::steady_clock::now();
+      run.engine->complete(req, [&](const CompletionEvent& e) {
+        if (e.kind == CompletionEvent::Kind::kDone) raw = e.text;
+      });
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      Postprocessed pp = postprocess(raw, ctx.facts, mode);
+      for (const std::string& f : pp.fired) ++run.fired[f];
+      Tally& t = run.by_lang[lang ? std::string(lang->name) : "other"];
+      Tally& all = run.by_lang["(all)"];
+      std::string got = trim(first_line(pp.text)), got_raw = trim(first_line(raw));
+      if (n < show)
+        std::printf("%s:%zu mode %s, %s\n  hidden %s\n  raw    %s\n  shown  %s\n", path.filename().c_str(), line + 1,
+                    mode == Mode::kSingleLine ? "single" : "multi", run.label.c_str(), truth.c_str(),
+                    nlohmann::json(raw).dump().c_str(), nlohmann::json(pp.text).dump().c_str());
+      for (Tally* x : {&t, &all}) {
+        ++x->points;
+        x->ms += ms;
+        if (got.empty()) ++x->empty;
+        if (got == truth) ++x->exact;
+        if (!got.empty() && truth.starts_with(got)) ++x->prefix;
+        if (got_raw == truth) ++x->raw_exact;
+        if (!got_raw.empty() && truth.starts_with(got_raw)) ++x->raw_prefix;
+      }
+    }
   }
-  std::printf("%-8s %6s %8s %8s %8s %10s %10s %8s\n", "lang", "points", "exact%", "prefix%", "empty%", "raw_exact%",
-              "raw_prefix%", "ms/pt");
-  for (const auto& [name, t] : by_lang) {
-    auto pct = [&](int v) { return t.points ? 100.0 * v / t.points : 0.0; };
-    std::printf("%-8s %6d %8.1f %8.1f %8.1f %10.1f %10.1f %8.1f\n", name.c_str(), t.points, pct(t.exact), pct(t.prefix),
-                pct(t.empty), pct(t.raw_exact), pct(t.raw_prefix), t.points ? t.ms / t.points : 0.0);
+  for (const Run& run : runs) {
+    std::printf("%s\n%-8s %6s %8s %8s %8s %10s %10s %8s\n", run.label.c_str(), "lang", "points", "exact%", "prefix%",
+                "empty%", "raw_exact%", "raw_prefix%", "ms/pt");
+    for (const auto& [name, t] : run.by_lang) {
+      auto pct = [&](int v) { return t.points ? 100.0 * v / t.points : 0.0; };
+      std::printf("%-8s %6d %8.1f %8.1f %8.1f %10.1f %10.1f %8.1f\n", name.c_str(), t.points, pct(t.exact),
+                  pct(t.prefix), pct(t.empty), pct(t.raw_exact), pct(t.raw_prefix), t.points ? t.ms / t.points : 0.0);
+    }
+    std::printf("rules and filters fired (of %d points):\n", points);
+    for (const auto& [name, count] : run.fired) std::printf("  %-28s %d\n", name.c_str(), count);
   }
-  std::printf("rules and filters fired (of %d points):\n", points);
-  for (const auto& [name, count] : fired) std::printf("  %-28s %d\n", name.c_str(), count);
   return 0;
 }
