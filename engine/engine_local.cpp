@@ -79,7 +79,7 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
 }
 
 const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const std::string& text) {
-  if (cache.text != text || (cache.tokens.empty() && !text.empty())) {
+  if (cache.text != text) {  // starts empty, and "" has no tokens
     cache.text = text;
     cache.tokens.clear();
     tokenizer_.encode(text, EncodeOptions{}, cache.tokens);
