@@ -147,34 +147,42 @@ void Forward::shift_keys(KvCache& kv, int pos, int n, int delta) {
 
 void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
   const ModelConfig& c = model_.config();
-  const int n_head = static_cast<int>(c.n_head), group = static_cast<int>(c.n_head / c.n_head_kv);
+  const int n_kv = static_cast<int>(c.n_head_kv), group = static_cast<int>(c.n_head / c.n_head_kv);
   const int dk = static_cast<int>(c.head_dim_k), dv = static_cast<int>(c.head_dim_v);
   const size_t q_dim = size_t{c.n_head} * c.head_dim_k, att_dim = size_t{c.n_head} * c.head_dim_v;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
   const int threads = pool_.size();
-  grow(scores_, static_cast<size_t>(threads) * kv.capacity());
-  const KvCache& cache = kv;
+  // Work items: (token, KV head, part of its query group). The query heads of a group are
+  // done together so the group's keys and values are read once; the group is split only
+  // when there are fewer (token, KV head) pairs than threads (decode with many threads).
+  const int pairs = n * n_kv;
+  const int parts = pairs >= threads ? 1 : std::min(group, (threads + pairs - 1) / pairs);
+  const int heads_per_part = (group + parts - 1) / parts;
   const bool simd_attend = simd_ && dk % 16 == 0 && dv % 16 == 0;
+  const size_t per_thread = simd_attend ? attend_scratch_floats(heads_per_part, kv.capacity(), dv) : kv.capacity();
+  grow(scores_, static_cast<size_t>(threads) * per_thread);
+  const KvCache& cache = kv;
   pool_.run([&](int thread) {
-    float* scores = scores_.data() + static_cast<size_t>(thread) * kv.capacity();
-    const Slice work = thread_slice(int64_t{n} * n_head, thread, threads);
+    float* scratch = scores_.data() + static_cast<size_t>(thread) * per_thread;
+    const Slice work = thread_slice(int64_t{pairs} * parts, thread, threads);
     for (int64_t item = work.begin; item < work.end; ++item) {
-      const int t = static_cast<int>(item / n_head), h = static_cast<int>(item % n_head);
-      const int kvh = h / group, n_pos = pos0 + t + 1;  // causal: positions 0..pos0+t
-      const float* q = q_.data() + t * q_dim + h * dk;
+      const int t = static_cast<int>(item / (n_kv * parts)), kvh = static_cast<int>(item / parts % n_kv);
+      const int h0 = kvh * group + static_cast<int>(item % parts) * heads_per_part;
+      const int h1 = std::min(h0 + heads_per_part, (kvh + 1) * group);
+      const int n_pos = pos0 + t + 1;  // causal: positions 0..pos0+t
+      const float* q = q_.data() + t * q_dim;
+      float* out = att_.data() + t * att_dim;
       const float* keys = cache.k(layer, kvh, 0);
+      const float* values = cache.v(layer, kvh, 0);
       if (simd_attend) {
-        simd_->attend(q, keys, cache.v(layer, kvh, 0), n_pos, dk, dv, scale, scores, att_.data() + t * att_dim + h * dv);
+        simd_->attend(q + h0 * dk, dk, h1 - h0, keys, values, n_pos, dk, dv, scale, scratch, out + h0 * dv, dv);
         continue;
       }
-      for (int p = 0; p < n_pos; ++p) {
-        const float* k = keys + static_cast<size_t>(p) * dk;
-        scores[p] = ops::lane_dot(k, q, dk, 1);
+      for (int h = h0; h < h1; ++h) {
+        for (int p = 0; p < n_pos; ++p) scratch[p] = ops::lane_dot(keys + static_cast<size_t>(p) * dk, q + h * dk, dk, 1);
+        ops::softmax_scaled(scratch, n_pos, scale);
+        for (int i = 0; i < dv; ++i) out[h * dv + i] = ops::lane_dot(scratch, values + i, n_pos, dv);
       }
-      ops::softmax_scaled(scores, n_pos, scale);
-      float* out = att_.data() + t * att_dim + h * dv;
-      const float* values = cache.v(layer, kvh, 0);
-      for (int i = 0; i < dv; ++i) out[i] = ops::lane_dot(scores, values + i, n_pos, dv);
     }
   });
 }

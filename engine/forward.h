@@ -66,7 +66,7 @@ class Forward {
   std::vector<float> gate_;    // (n, n_ff)
   std::vector<float> up_;      // (n, n_ff)
   std::vector<float> proj_;    // (n, n_embd) output of Wo / Wd before the residual add
-  std::vector<float> scores_;  // (threads, capacity) attention weights per worker
+  std::vector<float> scores_;  // attention scratch per worker (scores, partial sums)
   std::vector<float> rope_;    // (n, n_rot) cos then sin per position
   kernels::ActivationSet in_xn_, in_att_, in_ff_, in_out_;
 };

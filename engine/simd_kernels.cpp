@@ -14,8 +14,8 @@ namespace wafer {
   namespace ns {                                                                                           \
   void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,             \
                      int64_t panel_begin, int64_t panel_end);                                              \
-  void attend(const float* q, const float* keys, const float* values, int n_pos, int dk, int dv, float scale, \
-              float* scores, float* out);                                                                  \
+  void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos,   \
+              int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);                 \
   void swiglu(float* g, const float* u, int64_t n);                                                        \
   }
 WAFER_DECLARE_ISA(kernels_avx2)

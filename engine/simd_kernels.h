@@ -1,7 +1,7 @@
 // The engine's SIMD kernels, one table per instruction set, chosen once by CPUID:
 //  - matmul: repacked weights (repack.h) times a batch of quantized activation rows,
 //    y[t][r] = dot(weight row r, activation row t);
-//  - attend: one query head over the cached keys and values (softmax attention);
+//  - attend: the query heads of one key/value head over its cached keys and values;
 //  - swiglu: silu(gate) * up, elementwise.
 // One matmul serves decode (one token: a matrix-vector product, bound by how fast the
 // weights stream from memory) and prefill (many tokens: each weight block is unpacked once and applied to a tile of up to
@@ -64,11 +64,16 @@ enum class KernelIsa { Avx2, Avx512 };
 using PackedMatmulFn = void (*)(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                                 int64_t panel_begin, int64_t panel_end);
 
-// out[0..dv) = sum_p softmax_p(scale * q . keys[p]) * values[p] over p < n_pos; keys and
-// values are n_pos rows of dk / dv floats, dk and dv multiples of 16; scores is scratch
-// for n_pos floats.
-using AttendFn = void (*)(const float* q, const float* keys, const float* values, int n_pos, int dk, int dv,
-                          float scale, float* scores, float* out);
+// For the n_q query heads h that share one key/value head (n_q = 1 without grouped-query
+// attention): out[h * out_stride + 0..dv) = sum_p softmax_p(scale * q_h . keys[p]) *
+// values[p] over p < n_pos, q_h = q + h * q_stride. keys and values are n_pos rows of dk /
+// dv floats, dk and dv multiples of 16; scratch holds attend_scratch_floats(n_q, n_pos, dv)
+// floats. The keys and values are read once for all n_q heads.
+using AttendFn = void (*)(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values,
+                          int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);
+constexpr size_t attend_scratch_floats(int n_q, int n_pos, int dv) {
+  return static_cast<size_t>(n_q) * (16 * static_cast<size_t>(dv) + static_cast<size_t>(n_pos) + 1);
+}
 // g[i] = g[i] / (1 + e^-g[i]) * u[i].
 using SwigluFn = void (*)(float* g, const float* u, int64_t n);
 

@@ -4,7 +4,7 @@
 // bandwidth measured in the same run on the same threads.
 //
 //   bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
-//                [--repeat N] [--quick]
+//                [--repeat N] [--quick] [--tests prefill,decode,deep]
 //
 // Per model, weights and thread count: prefill of 128 and 512 tokens; decode of 128
 // tokens after a 16-token prompt and after 1,500 tokens of context. Decode efficiency =
@@ -51,7 +51,10 @@ struct Args {
   std::vector<int> threads;
   int repeat = 3;
   bool quick = false;
+  std::vector<std::string> tests = {"prefill", "decode", "deep"};  // deep: decode after 1,500 tokens
 };
+
+bool wants(const Args& a, const char* test) { return std::find(a.tests.begin(), a.tests.end(), test) != a.tests.end(); }
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -81,10 +84,12 @@ bool parse(int argc, char** argv, Args* a) {
       a->repeat = std::max(1, std::atoi(next().c_str()));
     else if (s == "--quick")
       a->quick = true;
+    else if (s == "--tests")
+      a->tests = split(next());
     else {
       std::fprintf(stderr,
                    "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
-                   "[--threads 1,2] [--repeat N] [--quick]\n");
+                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep]\n");
       return false;
     }
   }
@@ -247,9 +252,11 @@ int main(int argc, char** argv) {
         auto bw = measure_read_bandwidth(pool);
         const double gbs = bw.ok() ? bw->read_gbs : 0;
         std::vector<Result1> results;
-        for (int n : {128, 512}) results.push_back({"prefill", n, 0, prefill_tok_s(**model, pool, n, a.repeat)});
-        results.push_back({"decode", 128, 16, decode_tok_s(**model, pool, a.quick ? 32 : 128, 16, a.repeat)});
-        if (!a.quick)
+        if (wants(a, "prefill"))
+          for (int n : {128, 512}) results.push_back({"prefill", n, 0, prefill_tok_s(**model, pool, n, a.repeat)});
+        if (wants(a, "decode"))
+          results.push_back({"decode", 128, 16, decode_tok_s(**model, pool, a.quick ? 32 : 128, 16, a.repeat)});
+        if (!a.quick && wants(a, "deep"))
           results.push_back({"decode", 128, 1500, decode_tok_s(**model, pool, 128, 1500, std::max(1, a.repeat / 2))});
         for (const auto& r : results) {
           const bool decode = r.test == "decode";

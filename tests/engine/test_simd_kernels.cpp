@@ -270,9 +270,9 @@ TEST_CASE("attention and swiglu kernels match their definitions") {
         for (auto& x : q) x = 3 * n01(rng);
         for (auto& x : kk) x = n01(rng);
         for (auto& x : v) x = n01(rng);
-        std::vector<float> scores(static_cast<size_t>(n_pos)), out(static_cast<size_t>(dv));
+        std::vector<float> scratch(attend_scratch_floats(1, n_pos, dv)), out(static_cast<size_t>(dv));
         const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
-        k->attend(q.data(), kk.data(), v.data(), n_pos, dk, dv, scale, scores.data(), out.data());
+        k->attend(q.data(), dk, 1, kk.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(), dv);
         auto want = attend_reference(q, kk, v, n_pos, dk, dv, scale);
         for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(out[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
       }
@@ -287,6 +287,48 @@ TEST_CASE("attention and swiglu kernels match their definitions") {
       for (int64_t i = 0; i < n; ++i) want[i] = static_cast<float>(g[i] / (1.0 + std::exp(-static_cast<double>(g[i]))) * u[i]);
       k->swiglu(g.data(), u.data(), n);
       for (int64_t i = 0; i < n; ++i) REQUIRE(std::fabs(g[i] - want[i]) <= 1e-6f * (1 + std::fabs(want[i])));
+    }
+  }
+}
+
+TEST_CASE("grouped attention gives every query head what it gets alone") {
+  // Query heads sharing a key/value head are computed together (the keys and values are
+  // read once); each head's output must be bit for bit the single-head result, whatever
+  // the group size, strides and context length (chunks of value rows, partial blocks).
+  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512}) {
+    const SimdKernels* k = simd_kernels(isa);
+    if (!k) continue;
+    std::mt19937 rng(5);
+    std::normal_distribution<float> n01(0.f, 1.f);
+    for (int dk : {64, 128}) {
+      for (int n_q : {2, 6, 7}) {
+        for (int n_pos : {1, 15, 33, 200, 1500}) {
+          INFO(k->name << " dk " << dk << " n_q " << n_q << " n_pos " << n_pos);
+          const int dv = dk, q_stride = dk + 16, out_stride = dv + 32;
+          std::vector<float> q(static_cast<size_t>(n_q * q_stride)), kk(static_cast<size_t>(n_pos * dk)),
+              v(static_cast<size_t>(n_pos * dv));
+          for (auto& x : q) x = 3 * n01(rng);
+          for (auto& x : kk) x = n01(rng);
+          for (auto& x : v) x = n01(rng);
+          const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+          std::vector<float> scratch(attend_scratch_floats(n_q, n_pos, dv));
+          std::vector<float> out(static_cast<size_t>(n_q * out_stride), -7.f);
+          k->attend(q.data(), q_stride, n_q, kk.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(),
+                    out_stride);
+          for (int h = 0; h < n_q; ++h) {
+            std::vector<float> one(static_cast<size_t>(dv)), s1(attend_scratch_floats(1, n_pos, dv));
+            k->attend(q.data() + h * q_stride, q_stride, 1, kk.data(), v.data(), n_pos, dk, dv, scale, s1.data(),
+                      one.data(), dv);
+            for (int i = 0; i < dv; ++i) REQUIRE(out[h * out_stride + i] == one[i]);
+            for (int i = dv; i < out_stride; ++i) REQUIRE(out[h * out_stride + i] == -7.f);  // gaps untouched
+            if (h == n_q - 1) {
+              std::vector<float> qh(q.begin() + h * q_stride, q.begin() + h * q_stride + dk);
+              auto want = attend_reference(qh, kk, v, n_pos, dk, dv, scale);
+              for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(one[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
+            }
+          }
+        }
+      }
     }
   }
 }

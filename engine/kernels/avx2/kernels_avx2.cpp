@@ -59,6 +59,12 @@ struct V {
   static void storef(float* p, F v) { _mm256_storeu_ps(p, v); }
   static F subf(F a, F b) { return _mm256_sub_ps(a, b); }
   static F divf(F a, F b) { return _mm256_div_ps(a, b); }
+  static float reduce_max(F v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_movehdup_ps(m));
+    return _mm_cvtss_f32(m);
+  }
   static float reduce_add(F v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -119,9 +125,9 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
   simd::PackedImpl<V>::matmul(w, x, y, y_stride, panel_begin, panel_end);
 }
 
-void attend(const float* q, const float* keys, const float* values, int n_pos, int dk, int dv, float scale,
-            float* scores, float* out) {
-  simd::FloatImpl<V>::attend(q, keys, values, n_pos, dk, dv, scale, scores, out);
+void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,
+            int dv, float scale, float* scratch, float* out, int64_t out_stride) {
+  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
 }
 
 void swiglu(float* g, const float* u, int64_t n) { simd::FloatImpl<V>::swiglu(g, u, n); }

@@ -54,6 +54,7 @@ struct V {
   static F subf(F a, F b) { return _mm512_sub_ps(a, b); }
   static F divf(F a, F b) { return _mm512_div_ps(a, b); }
   static float reduce_add(F v) { return _mm512_reduce_add_ps(v); }
+  static float reduce_max(F v) { return _mm512_reduce_max_ps(v); }
   static F maxf(F a, F b) { return _mm512_max_ps(a, b); }
   static F minf(F a, F b) { return _mm512_min_ps(a, b); }
   static F round_nearest(F v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT); }
@@ -98,9 +99,9 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
   simd::PackedImpl<V>::matmul(w, x, y, y_stride, panel_begin, panel_end);
 }
 
-void attend(const float* q, const float* keys, const float* values, int n_pos, int dk, int dv, float scale,
-            float* scores, float* out) {
-  simd::FloatImpl<V>::attend(q, keys, values, n_pos, dk, dv, scale, scores, out);
+void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,
+            int dv, float scale, float* scratch, float* out, int64_t out_stride) {
+  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
 }
 
 void swiglu(float* g, const float* u, int64_t n) { simd::FloatImpl<V>::swiglu(g, u, n); }

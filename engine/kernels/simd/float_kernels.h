@@ -5,7 +5,7 @@
 // exponential (range reduction to 2^n * e^r, |r| <= ln2/2, a degree-6 polynomial;
 // relative error ~2e-7, like ggml's own SIMD expf).
 //
-// V additionally provides: loadf(p), storef(p, v), maxf, minf, subf, divf, reduce_add(v),
+// V additionally provides: loadf(p), storef(p, v), maxf, minf, subf, divf, reduce_add(v), reduce_max(v),
 // round_nearest(v), scale_pow2(p, n) (p * 2^n for integral n in [-126, 128]) and
 // reduce16_keys(acc, out) (16 keys' 16-lane sums by halving, see attend).
 #pragma once
@@ -35,133 +35,177 @@ struct FloatImpl {
     return V::scale_pow2(p, n);
   }
 
-  // out[0..dv) = softmax(scale * q.k_p over p < n_pos) weighted sum of v_p. keys and
-  // values are n_pos rows of dk / dv floats; scores has room for n_pos floats. dk and dv
-  // are multiples of 16 (the caller checks). Sums are formed the way ggml's AVX-512 code
-  // forms them (16 float lanes, lane i % 16, fused multiply-adds, halving reduction), so
-  // the results track llama.cpp's to float rounding of the exp alone.
-  static void attend(const float* q, const float* keys, const float* values, int n_pos, int dk, int dv, float scale,
-                     float* scores, float* out) {
-    constexpr int kVecs = 16 / L;  // vectors per 16 lanes
-    float mx = -INFINITY;
-    int p0 = 0;
-    // Blocks of 16 keys: 16 independent FMA chains, then one shared transposing reduction
-    // (V::reduce16_keys) instead of 16 separate horizontal sums.
-    for (; p0 + 16 <= n_pos; p0 += 16) {
-      F acc[16 * kVecs];
-      for (int j = 0; j < 16 * kVecs; ++j) acc[j] = V::zero_f();
-      const float* kb = keys + static_cast<int64_t>(p0) * dk;
-      for (int i = 0; i < dk; i += 16)
-        for (int j = 0; j < kVecs; ++j) {
-          const F qv = V::loadf(q + i + j * L);
-          _Pragma("GCC unroll 16")
-          for (int key = 0; key < 16; ++key)
-            acc[key * kVecs + j] = V::fmadd(V::loadf(kb + static_cast<int64_t>(key) * dk + i + j * L), qv,
-                                            acc[key * kVecs + j]);
+  // Attention of n_q query heads that share one key/value head (grouped-query attention;
+  // n_q = 1 for plain multi-head): out_h[0..dv) = softmax over p < n_pos of
+  // (scale * q_h . k_p), weighted sum of v_p, for q_h = q + h * q_stride and
+  // out_h = out + h * out_stride. keys and values are n_pos rows of dk / dv floats, dk and dv
+  // multiples of 16 (the caller checks); scratch holds attend_scratch_floats(n_q, n_pos, dv).
+  //
+  // The keys and values are streamed from memory once for the whole group: every block of
+  // 16 keys and every chunk of value rows is used by all n_q heads while it sits in L1
+  // (one head at a time re-read them n_q times, from L2 or L3 once the context is long).
+  // Sums are formed the way ggml's AVX-512 code forms them (16 float lanes, lane i % 16,
+  // fused multiply-adds, halving reduction), so the results track llama.cpp's to float
+  // rounding of the exp alone, and a head's result is bit for bit the same for any n_q.
+  static void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos,
+                     int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride) {
+    float* part = scratch;                                      // n_q x 16 x dv partial rows
+    float* scores = part + static_cast<int64_t>(n_q) * 16 * dv;  // n_q x n_pos
+    float* maxima = scores + static_cast<int64_t>(n_q) * n_pos;  // n_q
+    if (dk == 64)
+      score_keys<64>(q, q_stride, n_q, keys, n_pos, 64, scale, scores, maxima);
+    else if (dk == 128)
+      score_keys<128>(q, q_stride, n_q, keys, n_pos, 128, scale, scores, maxima);
+    else
+      score_keys<0>(q, q_stride, n_q, keys, n_pos, dk, scale, scores, maxima);
+    for (int h = 0; h < n_q; ++h) softmax_row(scores + static_cast<int64_t>(h) * n_pos, n_pos, maxima[h]);
+    // out_h[i] = sum_p scores_h[p] v_p[i] with position p in lane p % 16: 16 partial rows
+    // per head, then added by halving. Lane by lane, a slice of up to 4 vectors of the
+    // value rows is loaded once and used by a block of heads whose sums stay in registers.
+    for (int lane = 0; lane < 16; ++lane)
+      for (int i = 0; i < dv; i += 4 * L) {
+        const int nv = (dv - i) / L < 4 ? (dv - i) / L : 4;
+        for (int h0 = 0; h0 < n_q;) {
+          const int hb = n_q - h0 < kHeadBlock[nv] ? n_q - h0 : kHeadBlock[nv];
+          lane_sums(nv, hb, scores + static_cast<int64_t>(h0) * n_pos, n_pos, values + i, lane, dv,
+                    part + static_cast<int64_t>(h0) * 16 * dv + lane * dv + i, 16 * dv);
+          h0 += hb;
         }
-      V::reduce16_keys(acc, scores + p0);
-      for (int key = 0; key < 16; ++key) {
-        const float s = scores[p0 + key] * scale;
-        scores[p0 + key] = s;
-        mx = s > mx ? s : mx;
+      }
+    for (int h = 0; h < n_q; ++h) {
+      float* ph = part + static_cast<int64_t>(h) * 16 * dv;
+      for (int width = 8; width >= 1; width /= 2)
+        for (int lane = 0; lane < width; ++lane)
+          for (int i = 0; i < dv; i += L)
+            V::storef(ph + lane * dv + i, V::add_f(V::loadf(ph + lane * dv + i), V::loadf(ph + (lane + width) * dv + i)));
+      for (int i = 0; i < dv; i += L) V::storef(out + h * out_stride + i, V::loadf(ph + i));
+    }
+  }
+
+  // scores[h * n_pos + p] = scale * (q_h . k_p) for every head and position, maxima[h] their
+  // maximum. Blocks of 16 keys: 16 independent FMA chains per head, then one shared
+  // transposing reduction (V::reduce16_keys) instead of 16 horizontal sums; the block (a
+  // few KB) stays in L1 while every head of the group uses it. DK: dk if known (64, 128:
+  // the key offsets become constants), else 0.
+  template <int DK>
+  static void score_keys(const float* q, int64_t q_stride, int n_q, const float* keys, int n_pos, int dk_runtime,
+                         float scale, float* scores, float* maxima) {
+    const int dk = DK ? DK : dk_runtime;
+    constexpr int kVecs = 16 / L;  // vectors per 16 lanes
+    const F vscale = V::set1f(scale);
+    for (int h = 0; h < n_q; ++h) maxima[h] = -INFINITY;
+    int p0 = 0;
+    for (; p0 + 16 <= n_pos; p0 += 16) {
+      const float* kb = keys + static_cast<int64_t>(p0) * dk;
+      for (int h = 0; h < n_q; ++h) {
+        const float* qh = q + h * q_stride;
+        float* sh = scores + static_cast<int64_t>(h) * n_pos + p0;
+        F acc[16 * kVecs];
+        for (int j = 0; j < 16 * kVecs; ++j) acc[j] = V::zero_f();
+        for (int i = 0; i < dk; i += 16)
+          for (int j = 0; j < kVecs; ++j) {
+            const F qv = V::loadf(qh + i + j * L);
+            const float* kp = kb + i + j * L;
+            _Pragma("GCC unroll 16")
+            for (int key = 0; key < 16; ++key)
+              acc[key * kVecs + j] = V::fmadd(V::loadf(kp + static_cast<int64_t>(key) * dk), qv, acc[key * kVecs + j]);
+          }
+        V::reduce16_keys(acc, sh);
+        F mx = V::set1f(maxima[h]);
+        for (int j = 0; j < 16; j += L) {
+          const F sv = V::mul(V::loadf(sh + j), vscale);
+          V::storef(sh + j, sv);
+          mx = V::maxf(mx, sv);
+        }
+        maxima[h] = V::reduce_max(mx);
       }
     }
     for (int p = p0; p < n_pos; ++p) {
       const float* k = keys + static_cast<int64_t>(p) * dk;
-      F acc[kVecs];
-      for (int j = 0; j < kVecs; ++j) acc[j] = V::zero_f();
-      for (int i = 0; i < dk; i += 16)
-        for (int j = 0; j < kVecs; ++j) acc[j] = V::fmadd(V::loadf(k + i + j * L), V::loadf(q + i + j * L), acc[j]);
-      const float s = reduce16(acc) * scale;
-      scores[p] = s;
-      mx = s > mx ? s : mx;
+      for (int h = 0; h < n_q; ++h) {
+        const float* qh = q + h * q_stride;
+        F acc[kVecs];
+        for (int j = 0; j < kVecs; ++j) acc[j] = V::zero_f();
+        for (int i = 0; i < dk; i += 16)
+          for (int j = 0; j < kVecs; ++j)
+            acc[j] = V::fmadd(V::loadf(k + i + j * L), V::loadf(qh + i + j * L), acc[j]);
+        const float s = reduce16(acc) * scale;
+        scores[static_cast<int64_t>(h) * n_pos + p] = s;
+        maxima[h] = s > maxima[h] ? s : maxima[h];
+      }
     }
+  }
+
+  // Heads whose partial sums fit the registers at once, by vectors per slice (index 1..4).
+  static constexpr int kAccRegs = L == 16 ? 28 : 12;
+  static constexpr int kHeadBlock[5] = {0, kAccRegs < 7 ? kAccRegs : 7, kAccRegs / 2 < 7 ? kAccRegs / 2 : 7,
+                                        kAccRegs / 3 < 7 ? kAccRegs / 3 : 7, kAccRegs / 4 < 7 ? kAccRegs / 4 : 7};
+
+  static void lane_sums(int nv, int hb, const float* w, int n_pos, const float* v, int lane, int stride, float* out,
+                        int64_t out_head_stride) {
+    switch (nv * 8 + hb) {
+#define WAFER_LANE_SUMS(NV, HB) \
+  case NV * 8 + HB:             \
+    if constexpr (HB <= kHeadBlock[NV]) lane_sums_t<NV, HB>(w, n_pos, v, lane, stride, out, out_head_stride); \
+    return;
+#define WAFER_LANE_SUMS_NV(NV) \
+  WAFER_LANE_SUMS(NV, 1) WAFER_LANE_SUMS(NV, 2) WAFER_LANE_SUMS(NV, 3) WAFER_LANE_SUMS(NV, 4) \
+  WAFER_LANE_SUMS(NV, 5) WAFER_LANE_SUMS(NV, 6) WAFER_LANE_SUMS(NV, 7)
+      WAFER_LANE_SUMS_NV(1) WAFER_LANE_SUMS_NV(2) WAFER_LANE_SUMS_NV(3) WAFER_LANE_SUMS_NV(4)
+#undef WAFER_LANE_SUMS_NV
+#undef WAFER_LANE_SUMS
+      default: return;
+    }
+  }
+
+  // For HB heads (weights w + h * n_pos) and one lane: out[h * out_head_stride + 0..NV*L)
+  // = sum over p = lane, lane + 16, ... < n_pos of w_h[p] * v[p * stride + 0..NV*L), in
+  // order of p, the HB * NV sums in registers: each value row slice is loaded once.
+  template <int NV, int HB>
+  static void lane_sums_t(const float* w, int n_pos, const float* v, int lane, int stride, float* out,
+                          int64_t out_head_stride) {
+    F acc[HB][NV];
+    _Pragma("GCC unroll 8")
+    for (int h = 0; h < HB; ++h)
+      _Pragma("GCC unroll 4")
+      for (int j = 0; j < NV; ++j) acc[h][j] = V::zero_f();
+    for (int p = lane; p < n_pos; p += 16) {
+      const float* row = v + static_cast<int64_t>(p) * stride;
+      F vr[NV];
+      _Pragma("GCC unroll 4")
+      for (int j = 0; j < NV; ++j) vr[j] = V::loadf(row + j * L);
+      _Pragma("GCC unroll 8")
+      for (int h = 0; h < HB; ++h) {
+        const F wp = V::set1f(w[static_cast<int64_t>(h) * n_pos + p]);
+        _Pragma("GCC unroll 4")
+        for (int j = 0; j < NV; ++j) acc[h][j] = V::fmadd(wp, vr[j], acc[h][j]);
+      }
+    }
+    _Pragma("GCC unroll 8")
+    for (int h = 0; h < HB; ++h)
+      _Pragma("GCC unroll 4")
+      for (int j = 0; j < NV; ++j) V::storef(out + h * out_head_stride + j * L, acc[h][j]);
+  }
+
+  // scores[0..n) = exp(scores - mx) / their sum (the sum in float, applied as one
+  // multiplication by its inverse).
+  static void softmax_row(float* scores, int n, float mx) {
     const F vmax = V::set1f(mx);
     F vsum = V::zero_f();
     int p = 0;
-    for (; p + L <= n_pos; p += L) {
+    for (; p + L <= n; p += L) {
       F e = exp(V::subf(V::loadf(scores + p), vmax));
       V::storef(scores + p, e);
       vsum = V::add_f(vsum, e);
     }
     float sum = V::reduce_add(vsum);
-    for (; p < n_pos; ++p) {
+    for (; p < n; ++p) {
       scores[p] = std::exp(scores[p] - mx);
       sum += scores[p];
     }
     const F inv = V::set1f(1.0f / sum);
-    for (p = 0; p + L <= n_pos; p += L) V::storef(scores + p, V::mul(V::loadf(scores + p), inv));
-    for (; p < n_pos; ++p) scores[p] *= 1.0f / sum;
-    // out[i] = sum_p scores[p] v_p[i] with position p in lane p % 16: 16 partial rows.
-    constexpr int kMaxDv = 256;
-    if (dv > kMaxDv) return weighted_sum_plain(scores, values, n_pos, dv, out);
-    alignas(64) float part[16 * kMaxDv];
-    const int lanes = n_pos < 16 ? n_pos : 16;
-    int lane = 0;
-    if (dv == 4 * L)  // the common head width (64 floats on AVX-512): two lanes at a time, 8 chains
-      for (; lane + 2 <= lanes; lane += 2) lane_pair_sum(scores, values, lane, n_pos, dv, part + lane * dv);
-    for (; lane < lanes; ++lane) {
-      for (int i = 0; i < dv; i += 4 * L) {
-        switch ((dv - i) / L < 4 ? (dv - i) / L : 4) {
-          case 1: lane_sum<1>(scores, values + i, lane, n_pos, dv, part + lane * dv + i); break;
-          case 2: lane_sum<2>(scores, values + i, lane, n_pos, dv, part + lane * dv + i); break;
-          case 3: lane_sum<3>(scores, values + i, lane, n_pos, dv, part + lane * dv + i); break;
-          default: lane_sum<4>(scores, values + i, lane, n_pos, dv, part + lane * dv + i); break;
-        }
-      }
-    }
-    for (int lane = lanes; lane < 16; ++lane)
-      for (int i = 0; i < dv; i += L) V::storef(part + lane * dv + i, V::zero_f());
-    for (int width = 8; width >= 1; width /= 2)
-      for (int lane = 0; lane < width; ++lane)
-        for (int i = 0; i < dv; i += L)
-          V::storef(part + lane * dv + i,
-                    V::add_f(V::loadf(part + lane * dv + i), V::loadf(part + (lane + width) * dv + i)));
-    for (int i = 0; i < dv; i += L) V::storef(out + i, V::loadf(part + i));
-  }
-
-  // out[0..NV*L) = sum over p = lane, lane + 16, ... of w[p] * v[p * stride + 0..NV*L),
-  // NV independent chains held in registers.
-  template <int NV>
-  static void lane_sum(const float* w, const float* v, int lane, int n_pos, int stride, float* out) {
-    F acc[NV];
-    _Pragma("GCC unroll 4")
-    for (int j = 0; j < NV; ++j) acc[j] = V::zero_f();
-    for (int p = lane; p < n_pos; p += 16) {
-      const F wp = V::set1f(w[p]);
-      const float* row = v + static_cast<int64_t>(p) * stride;
-      _Pragma("GCC unroll 4")
-      for (int j = 0; j < NV; ++j) acc[j] = V::fmadd(wp, V::loadf(row + j * L), acc[j]);
-    }
-    _Pragma("GCC unroll 4")
-    for (int j = 0; j < NV; ++j) V::storef(out + j * L, acc[j]);
-  }
-
-  // lane_sum<4> for lanes `lane` and `lane + 1` over a row of 4 vectors (dv == 4 L) at
-  // once: eight independent FMA chains keep both FMA units busy. Same sums, same order.
-  static void lane_pair_sum(const float* w, const float* v, int lane, int n_pos, int stride, float* out) {
-    F a[4], b[4];
-    for (int j = 0; j < 4; ++j) a[j] = b[j] = V::zero_f();
-    int p = lane;
-    for (; p + 1 < n_pos; p += 16) {
-      const F wa = V::set1f(w[p]), wb = V::set1f(w[p + 1]);
-      const float* ra = v + static_cast<int64_t>(p) * stride;
-      const float* rb = ra + stride;
-      _Pragma("GCC unroll 4")
-      for (int j = 0; j < 4; ++j) {
-        a[j] = V::fmadd(wa, V::loadf(ra + j * L), a[j]);
-        b[j] = V::fmadd(wb, V::loadf(rb + j * L), b[j]);
-      }
-    }
-    if (p < n_pos) {  // the last row belongs to `lane` only
-      const F wa = V::set1f(w[p]);
-      const float* ra = v + static_cast<int64_t>(p) * stride;
-      for (int j = 0; j < 4; ++j) a[j] = V::fmadd(wa, V::loadf(ra + j * L), a[j]);
-    }
-    for (int j = 0; j < 4; ++j) {
-      V::storef(out + j * L, a[j]);
-      V::storef(out + stride + j * L, b[j]);
-    }
+    for (p = 0; p + L <= n; p += L) V::storef(scores + p, V::mul(V::loadf(scores + p), inv));
+    for (; p < n; ++p) scores[p] *= 1.0f / sum;
   }
 
   // The 16 lanes held in 16 / L vectors, summed by halving (lane j += lane j + width).
@@ -171,15 +215,6 @@ struct FloatImpl {
     for (int width = 8; width >= 1; width /= 2)
       for (int j = 0; j < width; ++j) lanes[j] += lanes[j + width];
     return lanes[0];
-  }
-
-  // For very wide heads: one sequential sum per output element.
-  static void weighted_sum_plain(const float* w, const float* values, int n_pos, int dv, float* out) {
-    for (int i = 0; i < dv; i += L) {
-      F acc = V::zero_f();
-      for (int p = 0; p < n_pos; ++p) acc = V::fmadd(V::set1f(w[p]), V::loadf(values + static_cast<int64_t>(p) * dv + i), acc);
-      V::storef(out + i, acc);
-    }
   }
 
   // g[i] = silu(g[i]) * u[i] = g / (1 + e^-g) * u.
