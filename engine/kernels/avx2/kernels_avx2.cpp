@@ -35,6 +35,8 @@ struct V {
     const I p = _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(a, w));
     return _mm256_add_epi32(acc, _mm256_madd_epi16(p, _mm256_set1_epi16(1)));
   }
+  static I dot_u_bcast(I acc, I u, const void* p) { return dot_u(acc, u, bcast32(p)); }
+  static I dot_q8_bcast(I acc, I w, const void* p) { return dot_q8(acc, w, bcast32(p)); }
   static I and_(I a, I b) { return _mm256_and_si256(a, b); }
   static I or_(I a, I b) { return _mm256_or_si256(a, b); }
   static I add(I a, I b) { return _mm256_add_epi32(a, b); }

@@ -27,6 +27,14 @@ struct V {
   static I set1(int32_t v) { return _mm512_set1_epi32(v); }
   static I dot_u(I acc, I u, I a) { return _mm512_dpbusd_epi32(acc, u, a); }
   static I dot_q8(I acc, I w, I a) { return _mm512_dpbusd_epi32(acc, w, a); }
+  // dot_u(acc, u, bcast32(p)) with the broadcast folded into the instruction (an embedded
+  // {1to16} memory operand: one micro-op fewer per product than a separate broadcast, which
+  // GCC does not fold by itself).
+  static I dot_u_bcast(I acc, I u, const void* p) {
+    __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(u), "m"(*static_cast<const int32_t*>(p)));
+    return acc;
+  }
+  static I dot_q8_bcast(I acc, I w, const void* p) { return dot_u_bcast(acc, w, p); }
   static I and_(I a, I b) { return _mm512_and_si512(a, b); }
   static I or_(I a, I b) { return _mm512_or_si512(a, b); }
   static I add(I a, I b) { return _mm512_add_epi32(a, b); }

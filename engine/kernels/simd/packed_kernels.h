@@ -6,7 +6,7 @@
 // V provides (I: vector of int32 lanes, F: vector of float lanes):
 //   kLanes, kMaxTokens (token tile), kQ8Offset (128 if dot_q8 takes w + 128, else 0),
 //   load(p), bcast32(p), set1(int), dot_u(acc, u, a) (acc += sum of 4 u8 x s8, u <= 63),
-//   dot_q8(acc, w, a) (the Q8_0 form), bit ops, shifts by runtime counts (sll, srl, sra),
+//   dot_q8(acc, w, a) (the Q8_0 form), dot_u_bcast / dot_q8_bcast (the same with a = bcast32(p)), bit ops, shifts by runtime counts (sll, srl, sra),
 //   mullo, madd16 (pairs of int16), spread_bits(qh, shift) (bits shift..shift+3 of each
 //   lane -> 0x10 in bytes 0..3), to_float, half_to_float(p), set1f, mul, fmadd, fnmadd,
 //   zero_f, store(y, v, n) (first n lanes).
@@ -44,6 +44,7 @@ struct PackedImpl {
     static constexpr int kBlockBytes = 544;
     static constexpr int kOffset = V::kQ8Offset;
     static I dot(I acc, I w, I a) { return V::dot_q8(acc, w, a); }
+    static I dot_bcast(I acc, I w, const void* a) { return V::dot_q8_bcast(acc, w, a); }
     static void unpack(const uint8_t* blk, int lane0, I* w) {
       _Pragma("GCC unroll 16")
       for (int g = 0; g < 8; ++g) w[g] = dword_row(blk, 32, g, lane0);
@@ -53,6 +54,7 @@ struct PackedImpl {
     static constexpr int kBlockBytes = 288;
     static constexpr int kOffset = 8;
     static I dot(I acc, I w, I a) { return V::dot_u(acc, w, a); }
+    static I dot_bcast(I acc, I w, const void* a) { return V::dot_u_bcast(acc, w, a); }
     static void unpack(const uint8_t* blk, int lane0, I* w) {
       const I m4 = V::set1(0x0f0f0f0f);
       _Pragma("GCC unroll 16")
@@ -67,6 +69,7 @@ struct PackedImpl {
     static constexpr int kBlockBytes = 352;
     static constexpr int kOffset = 16;
     static I dot(I acc, I w, I a) { return V::dot_u(acc, w, a); }
+    static I dot_bcast(I acc, I w, const void* a) { return V::dot_u_bcast(acc, w, a); }
     static void unpack(const uint8_t* blk, int lane0, I* w) {
       const I m4 = V::set1(0x0f0f0f0f);
       const I qh = dword_row(blk, 32, 0, lane0);
@@ -117,13 +120,13 @@ struct PackedImpl {
                     : V::set1(Fmt::kOffset == 0 ? 0 : -Fmt::kOffset * sb[t * side_token]);
         if constexpr (T >= 4) {  // the tokens' chains are independent: enough to hide the VNNI latency
           _Pragma("GCC unroll 16")
-          for (int g = 0; g < 8; ++g) s = Fmt::dot(s, w[g], V::bcast32(qa + 4 * g));
+          for (int g = 0; g < 8; ++g) s = Fmt::dot_bcast(s, w[g], qa + 4 * g);
         } else {  // two chains: with few tokens nothing else hides the latency
           I s1 = V::set1(0);
           _Pragma("GCC unroll 16")
           for (int g = 0; g < 8; g += 2) {
-            s = Fmt::dot(s, w[g], V::bcast32(qa + 4 * g));
-            s1 = Fmt::dot(s1, w[g + 1], V::bcast32(qa + 4 * g + 4));
+            s = Fmt::dot_bcast(s, w[g], qa + 4 * g);
+            s1 = Fmt::dot_bcast(s1, w[g + 1], qa + 4 * g + 4);
           }
           s = V::add(s, s1);
         }
@@ -163,30 +166,64 @@ struct PackedImpl {
 
   // ---- K-quants: 256-column super-blocks, Q8_K activations -----------------------------
 
-  static const int8_t* q8k_qs(const QuantizedActs& x, int t, int64_t b) {
-    return reinterpret_cast<const int8_t*>(x.rows + t * x.row_bytes + b * 292 + 4);
-  }
-  static const int16_t* q8k_bsums(const QuantizedActs& x, int t, int64_t b) {
-    return reinterpret_cast<const int16_t*>(x.rows + t * x.row_bytes + b * 292 + 260);
-  }
-  static float q8k_d(const QuantizedActs& x, int t, int64_t b) {
-    float d;
-    __builtin_memcpy(&d, x.rows + t * x.row_bytes + b * 292, 4);
-    return d;
+  // The kernels read Q8_K activations from a per-thread copy (tile_acts_k) in which each
+  // token tile of T tokens is interleaved block by block: the T tokens' 256 quants, then
+  // their T float scales, then T x 16 int32 values precomputed from the block sums (what
+  // the weight type combines with them; see tile_acts_k). Every address in the kernels is
+  // then a pointer plus a constant, and no per-block scalar work is left.
+  static constexpr int kKTokenBytes = 256 + 4 + 64;  // per token and super-block
+  template <int T>
+  static const uint8_t* kq_qs(const uint8_t* tb, int t) { return tb + t * 256; }
+  template <int T>
+  static const float* kq_d(const uint8_t* tb, int t) { return reinterpret_cast<const float*>(tb + T * 256 + t * 4); }
+  template <int T>
+  static const int32_t* kq_extra(const uint8_t* tb, int t) {
+    return reinterpret_cast<const int32_t*>(tb + T * 260 + t * 64);
   }
   static int32_t pack16(int a, int b) {
     return static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint16_t>(b)) << 16) | static_cast<uint16_t>(a));
   }
 
+  // Copies tokens [t0, t0 + T) of Q8_K rows x into buf (T * nb * kKTokenBytes bytes). The
+  // extras: for Q4_K/Q5_K the sums of the 8 sub-blocks of 32 as int16 pairs (B0,B2) (B1,B3)
+  // (B4,B6) (B5,B7), for the mins' madd16; for Q6_K -32 x the 16 sums of 16 (the offset of
+  // its quants).
+  static void tile_acts_k(const QuantizedActs& x, TensorType type, int t0, int T, uint8_t* buf) {
+    const int64_t nb = x.blocks();
+    for (int64_t b = 0; b < nb; ++b) {
+      uint8_t* tb = buf + b * T * kKTokenBytes;
+      for (int t = 0; t < T; ++t) {
+        const uint8_t* blk = x.rows + (t0 + t) * x.row_bytes + b * 292;
+        __builtin_memcpy(tb + t * 256, blk + 4, 256);
+        __builtin_memcpy(tb + T * 256 + t * 4, blk, 4);
+        int16_t bs[16];
+        __builtin_memcpy(bs, blk + 260, 32);
+        int32_t extra[16] = {};
+        if (type == TensorType::Q6_K) {
+          for (int j = 0; j < 16; ++j) extra[j] = -32 * bs[j];
+        } else {
+          int B[8];
+          for (int j = 0; j < 8; ++j) B[j] = bs[2 * j] + bs[2 * j + 1];
+          extra[0] = pack16(B[0], B[2]);
+          extra[1] = pack16(B[1], B[3]);
+          extra[2] = pack16(B[4], B[6]);
+          extra[3] = pack16(B[5], B[7]);
+        }
+        __builtin_memcpy(tb + T * 260 + t * 64, extra, 64);
+      }
+    }
+  }
+
   // Q4_K and Q5_K: x = d * sc[j] * q - dmin * m[j] over 8 sub-blocks of 32.
   template <bool kFive, int T, int lane0>
-  static void qk_tile(const uint8_t* panel, int64_t nb, const QuantizedActs& x, int t0, F* acc) {
+  static void qk_tile(const uint8_t* panel, int64_t nb, const uint8_t* tiled, F* acc) {
     constexpr int kBlockBytes = kFive ? 2816 : 2304;
     constexpr int kQs = kFive ? 768 : 256;
     const I m4 = V::set1(0x0f0f0f0f), m6 = V::set1(0x3f3f3f3f), m_hi2 = V::set1(0x30303030);
     const I m_lo16 = V::set1(0x00ff00ff), m_byte = V::set1(0xff), m_bit = V::set1(0x10101010);
     for (int64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = panel + b * kBlockBytes;
+      const uint8_t* tb = tiled + b * T * kKTokenBytes;
       const F d = halves(blk, 0, lane0), dmin = halves(blk, 32, lane0);
       const I s0 = dword_row(blk, 64, 0, lane0), s1 = dword_row(blk, 64, 1, lane0), s2 = dword_row(blk, 64, 2, lane0);
       // Bytes of sc_lo = scales 0..3, sc_hi = scales 4..7, likewise the mins (repack.h).
@@ -220,24 +257,21 @@ struct PackedImpl {
         }
         _Pragma("GCC unroll 16")
         for (int t = 0; t < T; ++t) {
-          const int8_t* qa = q8k_qs(x, t0 + t, b) + sub * 32;
+          const uint8_t* qa = kq_qs<T>(tb, t) + sub * 32;
           I s = V::set1(0);
           _Pragma("GCC unroll 16")
-          for (int g = 0; g < 8; ++g) s = V::dot_u(s, w[g], V::bcast32(qa + 4 * g));
+          for (int g = 0; g < 8; ++g) s = V::dot_u_bcast(s, w[g], qa + 4 * g);
           isum[t] = V::add(isum[t], V::mullo(s, sc));
         }
       }
       _Pragma("GCC unroll 16")
       for (int t = 0; t < T; ++t) {
-        const int16_t* bs = q8k_bsums(x, t0 + t, b);
-        int B[8];
-        _Pragma("GCC unroll 16")
-        for (int j = 0; j < 8; ++j) B[j] = bs[2 * j] + bs[2 * j + 1];
-        I msum = V::madd16(mp[0], V::set1(pack16(B[0], B[2])));
-        msum = V::add(msum, V::madd16(mp[1], V::set1(pack16(B[1], B[3]))));
-        msum = V::add(msum, V::madd16(mp[2], V::set1(pack16(B[4], B[6]))));
-        msum = V::add(msum, V::madd16(mp[3], V::set1(pack16(B[5], B[7]))));
-        const F da = V::set1f(q8k_d(x, t0 + t, b));
+        const int32_t* e = kq_extra<T>(tb, t);
+        I msum = V::madd16(mp[0], V::bcast32(e));
+        msum = V::add(msum, V::madd16(mp[1], V::bcast32(e + 1)));
+        msum = V::add(msum, V::madd16(mp[2], V::bcast32(e + 2)));
+        msum = V::add(msum, V::madd16(mp[3], V::bcast32(e + 3)));
+        const F da = V::set1f(*kq_d<T>(tb, t));
         const F part = V::fnmadd(V::mul(dmin, da), V::to_float(msum), V::mul(V::mul(d, da), V::to_float(isum[t])));
         acc[t] = V::add_f(acc[t], part);
       }
@@ -246,11 +280,12 @@ struct PackedImpl {
 
   // Q6_K: x = d * sc[j] * (q - 32) over 16 sub-blocks of 16, signed 8-bit sc.
   template <int T, int lane0>
-  static void q6k_tile(const uint8_t* panel, int64_t nb, const QuantizedActs& x, int t0, F* acc) {
+  static void q6k_tile(const uint8_t* panel, int64_t nb, const uint8_t* tiled, F* acc) {
     constexpr int kBlockBytes = 3360, kScales = 32, kQl = 288, kQh = 2336;
     const I m4 = V::set1(0x0f0f0f0f), m_hi2 = V::set1(0x30303030);
     for (int64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = panel + b * kBlockBytes;
+      const uint8_t* tb = tiled + b * T * kKTokenBytes;
       const F d = halves(blk, 0, lane0);
       I isum[T];
       _Pragma("GCC unroll 16")
@@ -276,20 +311,20 @@ struct PackedImpl {
           const I sc1 = V::sra(V::sll(sw, 24 - 8 * (s0 % 4 + 1)), 24);
           _Pragma("GCC unroll 16")
           for (int t = 0; t < T; ++t) {
-            const int8_t* qa = q8k_qs(x, t0 + t, b) + 128 * h + 32 * quarter;
-            const int16_t* bs = q8k_bsums(x, t0 + t, b);
-            I a0 = V::set1(-32 * bs[s0]), a1 = V::set1(-32 * bs[s0 + 1]);
+            const uint8_t* qa = kq_qs<T>(tb, t) + 128 * h + 32 * quarter;
+            const int32_t* e = kq_extra<T>(tb, t);
+            I a0 = V::bcast32(e + s0), a1 = V::bcast32(e + s0 + 1);
             _Pragma("GCC unroll 16")
-            for (int idx = 0; idx < 4; ++idx) a0 = V::dot_u(a0, w[idx], V::bcast32(qa + 4 * idx));
+            for (int idx = 0; idx < 4; ++idx) a0 = V::dot_u_bcast(a0, w[idx], qa + 4 * idx);
             _Pragma("GCC unroll 16")
-            for (int idx = 4; idx < 8; ++idx) a1 = V::dot_u(a1, w[idx], V::bcast32(qa + 4 * idx));
+            for (int idx = 4; idx < 8; ++idx) a1 = V::dot_u_bcast(a1, w[idx], qa + 4 * idx);
             isum[t] = V::add(isum[t], V::add(V::mullo(a0, sc0), V::mullo(a1, sc1)));
           }
         }
       }
       _Pragma("GCC unroll 16")
       for (int t = 0; t < T; ++t)
-        acc[t] = V::fmadd(V::mul(d, V::set1f(q8k_d(x, t0 + t, b))), V::to_float(isum[t]), acc[t]);
+        acc[t] = V::fmadd(V::mul(d, V::set1f(*kq_d<T>(tb, t))), V::to_float(isum[t]), acc[t]);
     }
   }
 
@@ -327,9 +362,9 @@ struct PackedImpl {
       case TensorType::Q8_0: return legacy<Q8_0, T, lane0>(panel, nb, x, tiled, t0, acc);
       case TensorType::Q4_0: return legacy<Q4_0, T, lane0>(panel, nb, x, tiled, t0, acc);
       case TensorType::Q5_0: return legacy<Q5_0, T, lane0>(panel, nb, x, tiled, t0, acc);
-      case TensorType::Q4_K: return qk_tile<false, T, lane0>(panel, nb, x, t0, acc);
-      case TensorType::Q5_K: return qk_tile<true, T, lane0>(panel, nb, x, t0, acc);
-      case TensorType::Q6_K: return q6k_tile<T, lane0>(panel, nb, x, t0, acc);
+      case TensorType::Q4_K: return qk_tile<false, T, lane0>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
+      case TensorType::Q5_K: return qk_tile<true, T, lane0>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
+      case TensorType::Q6_K: return q6k_tile<T, lane0>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
       default: return;
     }
   }
@@ -369,18 +404,26 @@ struct PackedImpl {
   static void matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                      int64_t panel_end) {
     const size_t panel_bytes = w.panel_bytes();  // out of line: no inline code shared across ISAs
-    // Prefill with a legacy type: this thread's copy of the activations with each token
-    // tile interleaved block by block (~1 % of the matmul's time; it grows to the largest
-    // batch once, then is reused).
+    // This thread's copy of the activations with each token tile interleaved block by
+    // block (~1 % of a prefill matmul's time; the buffer grows to the largest batch once,
+    // then is reused): always for the K-quants, for prefill with the legacy types (decode
+    // reads a legacy row in place).
     const uint8_t* tiled = nullptr;
-    if (x.n_tokens > 1 && is_legacy(w.type) && panel_begin < panel_end) {
+    const bool legacy = is_legacy(w.type);
+    if ((x.n_tokens > 1 || !legacy) && panel_begin < panel_end) {
       static thread_local std::vector<uint8_t> buf;
       const int64_t nb = x.blocks();
-      const size_t need = static_cast<size_t>(x.n_tokens) * nb * 40;
+      const int64_t per_token = nb * (legacy ? 40 : kKTokenBytes);
+      const size_t need = static_cast<size_t>(x.n_tokens * per_token);
       if (buf.size() < need) buf.resize(need);
       constexpr int M = V::kMaxTokens;
-      for (int t0 = 0; t0 < x.n_tokens; t0 += M)
-        tile_acts(x, t0, x.n_tokens - t0 < M ? x.n_tokens - t0 : M, legacy_offset(w.type), buf.data() + t0 * nb * 40);
+      for (int t0 = 0; t0 < x.n_tokens; t0 += M) {
+        const int T = x.n_tokens - t0 < M ? x.n_tokens - t0 : M;
+        if (legacy)
+          tile_acts(x, t0, T, legacy_offset(w.type), buf.data() + t0 * per_token);
+        else
+          tile_acts_k(x, w.type, t0, T, buf.data() + t0 * per_token);
+      }
       tiled = buf.data();
     }
     for (int64_t p = panel_begin; p < panel_end; ++p) {
