@@ -111,10 +111,7 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     in_xn_.reset(xn_.data(), n, embd);
     matmul(L.w_gate, in_xn_, gate_.data(), ff);
     matmul(L.w_up, in_xn_, up_.data(), ff);
-    if (simd_)
-      simd_->swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n * ff));
-    else
-      ops::swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n * ff));
+    swiglu(n * ff);
     in_ff_.reset(gate_.data(), n, ff);
     matmul(L.w_down, in_ff_, proj_.data(), embd);
     for (size_t i = 0; i < n * embd; ++i) x_[i] += proj_[i];
@@ -129,6 +126,23 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
                   c.norm_eps);
   in_out_.reset(xn_.data(), rows, embd);
   matmul(model_.output(), in_out_, logits.data() + logits_offset, c.n_vocab);
+}
+
+void Forward::swiglu(size_t count) {
+  auto run = [&](size_t begin, size_t end) {
+    const auto len = static_cast<int64_t>(end - begin);
+    if (simd_)
+      simd_->swiglu(gate_.data() + begin, up_.data() + begin, len);
+    else
+      ops::swiglu(gate_.data() + begin, up_.data() + begin, len);
+  };
+  // Thousands of exponentials per token: worth splitting across the pool when prefilling
+  // (one token's worth is not: a barrier costs more than it saves).
+  if (count < 16384 || pool_.size() == 1) return run(0, count);
+  pool_.run([&](int thread) {
+    const Slice s = thread_slice(static_cast<int64_t>(count), thread, pool_.size(), 16);
+    if (s.begin < s.end) run(static_cast<size_t>(s.begin), static_cast<size_t>(s.end));
+  });
 }
 
 void Forward::shift_keys(KvCache& kv, int pos, int n, int delta) {

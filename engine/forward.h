@@ -50,6 +50,7 @@ class Forward {
   void run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool want_logits_all, bool last_chunk,
                  std::vector<float>& logits, size_t logits_offset);
   void attention(int layer, int n, int pos0, KvCache& kv);
+  void swiglu(size_t count);  // gate_[0..count) = silu(gate_) * up_, split across the pool when large
   void matmul(const kernels::PackedMatrix& w, kernels::ActivationSet& x, float* out, int64_t stride);
 
   const Model& model_;
