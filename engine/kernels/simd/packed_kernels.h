@@ -82,42 +82,30 @@ struct PackedImpl {
     }
   };
 
-  // The activations of a token tile, laid out for legacy_tile (ActTile): block b of token
-  // t's quants at qs + b * qs_block + t * qs_token, its float scale at d + b * side_block
-  // + t * side_token and the sum of its quants at sums + (same index). For prefill the
-  // matmul interleaves the tile's tokens block by block (tile_acts) so the kernel walks
-  // three pointers with constant offsets instead of one pointer per token and array.
-  struct ActTile {
-    const uint8_t* qs;
-    const float* d;
-    const int32_t* sums;
-    int64_t qs_block, qs_token, side_block, side_token;
-  };
+  // Legacy-type activations of a token tile of T tokens, as the matmul copies them for
+  // this thread (tile_acts): block b at tb + b * T * 40 holds the T tokens' 32 quants, then
+  // their T float scales, then T int32 sums of the quants multiplied by -offset (the weight
+  // format's unsigned offset), so the integer sum starts there with one broadcast. Every
+  // address in the kernel is then a pointer plus a constant.
+  static constexpr int kLegacyTokenBytes = 32 + 4 + 4;  // per token and block
 
-  // Tiled: x is a tile_acts copy (the strides are the constants below, so every address
-  // is a pointer plus an immediate offset); else read in place with x's strides.
-  template <class Fmt, int T, bool Tiled, int lane0>
-  static void legacy_tile(const uint8_t* panel, int64_t nb, const ActTile& x, F* acc_out) {
-    const int64_t qs_block = Tiled ? T * 32 : x.qs_block, qs_token = Tiled ? 32 : x.qs_token;
-    const int64_t side_block = Tiled ? T : x.side_block, side_token = Tiled ? 1 : x.side_token;
+  template <class Fmt, int T, int lane0>
+  static void legacy_tile(const uint8_t* panel, int64_t nb, const uint8_t* tiled, F* acc_out) {
     F acc[T];  // in registers for the whole panel row, stored once
     _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) acc[t] = acc_out[t];
-    const uint8_t* qb = x.qs;
-    const float* db = x.d;
-    const int32_t* sb = x.sums;
-    for (int64_t b = 0; b < nb; ++b, qb += qs_block, db += side_block, sb += side_block) {
+    for (int64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = panel + b * Fmt::kBlockBytes;
+      const uint8_t* tb = tiled + b * T * kLegacyTokenBytes;
+      const float* da = reinterpret_cast<const float*>(tb + T * 32);
+      const int32_t* sa = reinterpret_cast<const int32_t*>(tb + T * 36);
       const F dw = halves(blk, 0, lane0);
       I w[8];
       Fmt::unpack(blk, lane0, w);
       _Pragma("GCC unroll 16")
       for (int t = 0; t < T; ++t) {
-        const uint8_t* qa = qb + t * qs_token;
-        // The integer sum starts at -offset x (sum of the activation quants): the tiled copy
-        // holds that product already (one broadcast load).
-        I s = Tiled ? V::bcast32(sb + t * side_token)
-                    : V::set1(Fmt::kOffset == 0 ? 0 : -Fmt::kOffset * sb[t * side_token]);
+        const uint8_t* qa = tb + t * 32;
+        I s = V::bcast32(sa + t);
         if constexpr (T >= 4) {  // the tokens' chains are independent: enough to hide the VNNI latency
           _Pragma("GCC unroll 16")
           for (int g = 0; g < 8; ++g) s = Fmt::dot_bcast(s, w[g], qa + 4 * g);
@@ -130,38 +118,27 @@ struct PackedImpl {
           }
           s = V::add(s, s1);
         }
-        acc[t] = V::fmadd(V::to_float(s), V::mul(dw, V::set1f(db[t * side_token])), acc[t]);
+        acc[t] = V::fmadd(V::to_float(s), V::mul(dw, V::set1f(da[t])), acc[t]);
       }
     }
     _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) acc_out[t] = acc[t];
   }
 
-  // Where tokens [t0, t0 + T) sit in x itself (rows of ggml blocks, side arrays token-major).
-  static ActTile direct_tile(const QuantizedActs& x, int t0) {
+  // Copies tokens [t0, t0 + T) of Q8_0 rows x (with their side values) into buf
+  // (T * nb * kLegacyTokenBytes bytes) in legacy_tile's layout.
+  static void tile_acts(const QuantizedActs& x, int t0, int T, int offset, uint8_t* buf) {
     const int64_t nb = x.blocks();
-    return {x.rows + t0 * x.row_bytes + 2, x.d + t0 * nb, x.sums + t0 * nb, 34, static_cast<int64_t>(x.row_bytes), 1,
-            nb};
-  }
-
-  // Copies tokens [t0, t0 + T) of x into `buf` interleaved block by block: block b holds
-  // the T tokens' 32 quants (T * 32 bytes), then come the T scales and T sums of every block,
-  // the sums multiplied by -offset (the weight format's unsigned offset). Returns the tile's
-  // view. buf holds T * nb * 40 bytes.
-  static ActTile tile_acts(const QuantizedActs& x, int t0, int T, int offset, uint8_t* buf) {
-    const int64_t nb = x.blocks();
-    uint8_t* qs = buf;
-    float* d = reinterpret_cast<float*>(buf + T * nb * 32);
-    int32_t* sums = reinterpret_cast<int32_t*>(buf + T * nb * 36);
-    for (int t = 0; t < T; ++t) {
-      const uint8_t* row = x.rows + (t0 + t) * x.row_bytes;
-      for (int64_t b = 0; b < nb; ++b) {
-        __builtin_memcpy(qs + (b * T + t) * 32, row + b * 34 + 2, 32);
-        d[b * T + t] = x.d[(t0 + t) * nb + b];
-        sums[b * T + t] = -offset * x.sums[(t0 + t) * nb + b];
+    for (int64_t b = 0; b < nb; ++b) {
+      uint8_t* tb = buf + b * T * kLegacyTokenBytes;
+      float* d = reinterpret_cast<float*>(tb + T * 32);
+      int32_t* sums = reinterpret_cast<int32_t*>(tb + T * 36);
+      for (int t = 0; t < T; ++t) {
+        __builtin_memcpy(tb + t * 32, x.rows + (t0 + t) * x.row_bytes + b * 34 + 2, 32);
+        d[t] = x.d[(t0 + t) * nb + b];
+        sums[t] = -offset * x.sums[(t0 + t) * nb + b];
       }
     }
-    return {qs, d, sums, T * 32, 32, T, 1};
   }
 
   // ---- K-quants: 256-column super-blocks, Q8_K activations -----------------------------
@@ -337,31 +314,12 @@ struct PackedImpl {
     return type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q5_0;
   }
 
-  // The tile of T tokens starting at t0: interleaved in `tiled` (tile_acts at t0 * nb * 40)
-  // when the matmul built that copy, else read in place.
-  static ActTile act_tile(const QuantizedActs& x, const uint8_t* tiled, int t0, int T) {
-    if (!tiled) return direct_tile(x, t0);
-    const int64_t nb = x.blocks();
-    const uint8_t* base = tiled + t0 * nb * 40;
-    return {base, reinterpret_cast<const float*>(base + T * nb * 32), reinterpret_cast<const int32_t*>(base + T * nb * 36),
-            T * 32, 32, T, 1};
-  }
-
-  template <class Fmt, int T, int lane0>
-  static void legacy(const uint8_t* panel, int64_t nb, const QuantizedActs& x, const uint8_t* tiled, int t0, F* acc) {
-    if (tiled)
-      legacy_tile<Fmt, T, true, lane0>(panel, nb, act_tile(x, tiled, t0, T), acc);
-    else
-      legacy_tile<Fmt, T, false, lane0>(panel, nb, direct_tile(x, t0), acc);
-  }
-
   template <int T, int lane0>
-  static void tile(TensorType type, const uint8_t* panel, int64_t nb, const QuantizedActs& x,
-                   const uint8_t* tiled, int t0, F* acc) {
+  static void tile(TensorType type, const uint8_t* panel, int64_t nb, const uint8_t* tiled, int t0, F* acc) {
     switch (type) {
-      case TensorType::Q8_0: return legacy<Q8_0, T, lane0>(panel, nb, x, tiled, t0, acc);
-      case TensorType::Q4_0: return legacy<Q4_0, T, lane0>(panel, nb, x, tiled, t0, acc);
-      case TensorType::Q5_0: return legacy<Q5_0, T, lane0>(panel, nb, x, tiled, t0, acc);
+      case TensorType::Q8_0: return legacy_tile<Q8_0, T, lane0>(panel, nb, tiled + t0 * nb * kLegacyTokenBytes, acc);
+      case TensorType::Q4_0: return legacy_tile<Q4_0, T, lane0>(panel, nb, tiled + t0 * nb * kLegacyTokenBytes, acc);
+      case TensorType::Q5_0: return legacy_tile<Q5_0, T, lane0>(panel, nb, tiled + t0 * nb * kLegacyTokenBytes, acc);
       case TensorType::Q4_K: return qk_tile<false, T, lane0>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
       case TensorType::Q5_K: return qk_tile<true, T, lane0>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
       case TensorType::Q6_K: return q6k_tile<T, lane0>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
@@ -371,11 +329,11 @@ struct PackedImpl {
 
   template <int T, int lane0>
   static void tile_and_store(const PackedMatrix& w, const uint8_t* panel, int n_rows,
-                             const QuantizedActs& x, const uint8_t* tiled, int t0, float* y, int64_t y_stride) {
+                             const uint8_t* tiled, int t0, float* y, int64_t y_stride) {
     F acc[T];
     _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) acc[t] = V::zero_f();
-    tile<T, lane0>(w.type, panel, w.blocks_per_row(), x, tiled, t0, acc);
+    tile<T, lane0>(w.type, panel, w.blocks_per_row(), tiled, t0, acc);
     _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) V::store(y + (t0 + t) * y_stride, acc[t], n_rows);
   }
@@ -387,16 +345,16 @@ struct PackedImpl {
                         const uint8_t* tiled, float* y, int64_t y_stride) {
     constexpr int M = V::kMaxTokens;
     int t0 = 0;
-    for (; t0 + M <= x.n_tokens; t0 += M) tile_and_store<M, lane0>(w, panel, n_rows, x, tiled, t0, y, y_stride);
+    for (; t0 + M <= x.n_tokens; t0 += M) tile_and_store<M, lane0>(w, panel, n_rows, tiled, t0, y, y_stride);
     switch (x.n_tokens - t0) {
       case 0: break;
-      case 1: tile_and_store<1, lane0>(w, panel, n_rows, x, tiled, t0, y, y_stride); break;
-      case 2: tile_and_store<2, lane0>(w, panel, n_rows, x, tiled, t0, y, y_stride); break;
-      case 3: tile_and_store<3, lane0>(w, panel, n_rows, x, tiled, t0, y, y_stride); break;
-      case 4: if constexpr (M > 4) tile_and_store<4, lane0>(w, panel, n_rows, x, tiled, t0, y, y_stride); break;
-      case 5: if constexpr (M > 5) tile_and_store<5, lane0>(w, panel, n_rows, x, tiled, t0, y, y_stride); break;
-      case 6: if constexpr (M > 6) tile_and_store<6, lane0>(w, panel, n_rows, x, tiled, t0, y, y_stride); break;
-      case 7: if constexpr (M > 7) tile_and_store<7, lane0>(w, panel, n_rows, x, tiled, t0, y, y_stride); break;
+      case 1: tile_and_store<1, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 2: tile_and_store<2, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 3: tile_and_store<3, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 4: if constexpr (M > 4) tile_and_store<4, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 5: if constexpr (M > 5) tile_and_store<5, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 6: if constexpr (M > 6) tile_and_store<6, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 7: if constexpr (M > 7) tile_and_store<7, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       default: break;
     }
   }
@@ -405,15 +363,14 @@ struct PackedImpl {
                      int64_t panel_end) {
     const size_t panel_bytes = w.panel_bytes();  // out of line: no inline code shared across ISAs
     // This thread's copy of the activations with each token tile interleaved block by
-    // block (~1 % of a prefill matmul's time; the buffer grows to the largest batch once,
-    // then is reused): always for the K-quants, for prefill with the legacy types (decode
-    // reads a legacy row in place).
-    const uint8_t* tiled = nullptr;
+    // block (~1 % of a prefill matmul's time, a few KB for a decoded token; the buffer
+    // grows to the largest batch once, then is reused).
+    if (panel_begin >= panel_end) return;
     const bool legacy = is_legacy(w.type);
-    if ((x.n_tokens > 1 || !legacy) && panel_begin < panel_end) {
-      static thread_local std::vector<uint8_t> buf;
+    static thread_local std::vector<uint8_t> buf;
+    {
       const int64_t nb = x.blocks();
-      const int64_t per_token = nb * (legacy ? 40 : kKTokenBytes);
+      const int64_t per_token = nb * (legacy ? kLegacyTokenBytes : kKTokenBytes);
       const size_t need = static_cast<size_t>(x.n_tokens * per_token);
       if (buf.size() < need) buf.resize(need);
       constexpr int M = V::kMaxTokens;
@@ -424,8 +381,8 @@ struct PackedImpl {
         else
           tile_acts_k(x, w.type, t0, T, buf.data() + t0 * per_token);
       }
-      tiled = buf.data();
     }
+    const uint8_t* tiled = buf.data();
     for (int64_t p = panel_begin; p < panel_end; ++p) {
       const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
       const int64_t first_row = p * kRows;
