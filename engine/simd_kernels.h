@@ -48,7 +48,8 @@ QuantizedActs quantize_acts(TensorType weight_type, const float* x, int64_t x_st
                             int64_t cols, void* buffer);
 
 // The same in two steps, so threads can share the work: the view of a buffer laid out for
-// n_tokens rows, then rows [t_begin, t_end) quantized into it.
+// n_tokens rows, then rows [t_begin, t_end) quantized into it (the scalar reference;
+// SimdKernels::quantize is its vectorized twin).
 QuantizedActs acts_view(TensorType weight_type, int n_tokens, int64_t cols, void* buffer);
 void quantize_act_rows(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin, int t_end);
 
@@ -76,6 +77,9 @@ constexpr size_t attend_scratch_floats(int n_q, int n_pos, int dv) {
 }
 // g[i] = g[i] / (1 + e^-g[i]) * u[i].
 using SwigluFn = void (*)(float* g, const float* u, int64_t n);
+// quantize_act_rows, vectorized: bytes and side values identical to it for every input.
+using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin,
+                                int t_end);
 
 struct SimdKernels {
   KernelIsa isa;
@@ -83,6 +87,7 @@ struct SimdKernels {
   PackedMatmulFn matmul;
   AttendFn attend;
   SwigluFn swiglu;
+  QuantizeActsFn quantize;
 };
 
 // The kernels for an instruction set, or nullptr when this CPU (or this build) lacks it.

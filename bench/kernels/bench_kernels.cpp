@@ -1,9 +1,10 @@
 // bench_kernels: the engine's building blocks against this machine's own limits, measured
 // in one run: thread-pool barrier cost, memory read bandwidth, decode matrix-vector
 // products (GB/s of weights streamed, as a fraction of the read bandwidth) and prefill
-// matrix products (int8 multiply-adds per second) for every packed weight type.
+// matrix products (int8 multiply-adds per second) for every packed weight type, and the
+// activation quantizers, scalar against SIMD.
 //
-//   bench_kernels [--threads N] [--isa avx2|avx512] [--types q8_0,q4_0,...] [--quick]
+//   bench_kernels [--threads N] [--isa avx2|avx512] [--types q8_0,q4_0,...] [--quick] [--quantize-only]
 //
 // The machine may be shared: every figure is a median of repeated runs, and the
 // efficiency compares with the bandwidth measured in the same run.
@@ -85,6 +86,7 @@ struct Args {
   std::vector<TensorType> types = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
                                    TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
   bool quick = false;
+  bool quantize_only = false;  // just the activation-quantization figures
 };
 
 bool parse(int argc, char** argv, Args* a) {
@@ -123,8 +125,10 @@ bool parse(int argc, char** argv, Args* a) {
       }
     } else if (s == "--quick") {
       a->quick = true;
+    } else if (s == "--quantize-only") {
+      a->quantize_only = true;
     } else {
-      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512] [--types q8_0,...] [--quick]\n");
+      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512] [--types q8_0,...] [--quick] [--quantize-only]\n");
       return false;
     }
   }
@@ -189,6 +193,35 @@ double prefill_gmacs(const Args& a, ThreadPool& pool, TensorType t, int n_tokens
   return median(g);
 }
 
+// Activation quantization, as each matmul input is quantized per token: ns per element of
+// the scalar reference (quantize_act_rows) and of the kernels' SIMD twin, alternating in
+// one loop on one thread. 32 rows per call (a thread's share of a prefill batch).
+void bench_quantize(const Args& a, std::mt19937& rng) {
+  std::printf("\nactivation quantization, 1 thread, ns per element (32 rows of floats per call)\n");
+  std::printf("%-5s %6s %8s %8s %8s %10s\n", "acts", "cols", "scalar", a.kernels->name, "speedup", "simd GB/s");
+  const int n = 32;
+  for (TensorType wt : {TensorType::Q4_0, TensorType::Q4_K}) {
+    // The 0.5B shape's 896 and 4864; Q8_K rows are whole 256-blocks (1536: the 1.5B width).
+    for (int64_t cols : {wt == TensorType::Q4_0 ? 896 : 1536, 4864}) {
+      auto x = random_floats(static_cast<size_t>(cols * n), rng);
+      Aligned buf(quantized_acts_bytes(wt, cols, n));
+      const QuantizedActs view = acts_view(wt, n, cols, buf.p);
+      std::vector<double> scalar, simd;
+      for (int rep = 0; rep < (a.quick ? 20 : 200); ++rep) {
+        auto t = Clock::now();
+        quantize_act_rows(view, x.data(), cols, 0, n);
+        scalar.push_back(seconds_since(t));
+        t = Clock::now();
+        a.kernels->quantize(view, x.data(), cols, 0, n);
+        simd.push_back(seconds_since(t));
+      }
+      const double elems = static_cast<double>(cols) * n, s = median(scalar), v = median(simd);
+      std::printf("%-5s %6lld %8.3f %8.3f %7.1fx %10.1f\n", std::string(tensor_type_name(view.type)).c_str(),
+                  static_cast<long long>(cols), s / elems * 1e9, v / elems * 1e9, s / v, elems * 4 / v / 1e9);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,6 +230,9 @@ int main(int argc, char** argv) {
   const CpuFeatures& cpu = cpu_features();
   std::printf("%s", describe(cpu).c_str());
   std::printf("kernels: %s\n", a.kernels->name);
+  std::mt19937 rng(42);
+  bench_quantize(a, rng);
+  if (a.quantize_only) return 0;
   std::vector<int> thread_counts;
   if (a.threads > 0)
     thread_counts.push_back(a.threads);
@@ -204,7 +240,6 @@ int main(int argc, char** argv) {
     thread_counts.push_back(1);
     if (cpu.physical_cores > 1) thread_counts.push_back(static_cast<int>(cpu.physical_cores));
   }
-  std::mt19937 rng(42);
   for (int threads : thread_counts) {
     ThreadPool pool(threads);
     auto bw = measure_read_bandwidth(pool);

@@ -1,6 +1,6 @@
 // The SIMD backend: weights of the packable types (repack.h) are repacked at load into
 // 16-row panels in a huge-page weight arena, activations are quantized once per batch
-// (threads splitting the tokens) and every matmul splits the panels into one fixed,
+// (SimdKernels::quantize, threads splitting the tokens) and every matmul splits the panels into one fixed,
 // contiguous slice per pool thread, so a thread reads the same bytes token after token.
 // Other weight types (F32/F16/BF16, Q4_1, Q5_1) go through the scalar backend unchanged.
 #include <string>
@@ -61,10 +61,10 @@ class SimdBackend final : public Backend {
     if (convert && n > 1) {
       pool.run([&](int t) {
         const Slice s = thread_slice(n, t, threads);
-        quantize_act_rows(view, x.floats(), x.stride(), static_cast<int>(s.begin), static_cast<int>(s.end));
+        k_.quantize(view, x.floats(), x.stride(), static_cast<int>(s.begin), static_cast<int>(s.end));
       });
     } else if (convert) {
-      quantize_act_rows(view, x.floats(), x.stride(), 0, n);
+      k_.quantize(view, x.floats(), x.stride(), 0, n);
     }
     c.valid = true;
     pool.run([&](int t) {

@@ -1,0 +1,143 @@
+// Activation quantization (float rows -> Q8_0 or Q8_K blocks, plus the Q8_0 side values
+// the packed kernels read), written once over a vector traits type V and compiled once per
+// instruction set (kernels/avx512/quantize_avx512.cpp, kernels/avx2/quantize_avx2.cpp).
+//
+// Bit-exact with the scalar twins in engine/quant_activations.cpp (quantize_row_q8_0,
+// quantize_row_q8_K) for every input, NaN and infinity included: the same float
+// operations in the same order, the same round-half-to-even bit trick, the same int8
+// truncation. Only the maximum is found in a different order, and a maximum of non-NaN
+// values does not depend on the order (max(a, m) keeps m when a is NaN, as the scalar
+// `a > m ? a : m` does).
+//
+// V provides (F: vector of float lanes, I: vector of int32 lanes):
+//   kLanes (8 or 16), loadf(p), absf(v), maxf(a, b) (b when a is NaN), hmax(v) (largest
+//   lane, no NaN lanes), set1f(x), mul(a, b), round_even(v) (the scalar round_even per
+//   lane, product not fused into the add), min127(q), eq_mask(a, b) (bit i: lane i equal),
+//   pack32(q) (the low bytes of the 32 lanes of q[0 .. 32 / kLanes) as 32 bytes).
+// Both instruction sets have AVX2 and F16C, so the byte sums and half conversions are
+// written here once with those intrinsics (a template, so the two copies never merge).
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "engine/quant.h"
+#include "engine/simd_kernels.h"
+
+namespace wafer::simd {
+
+template <class V>
+struct QuantizeImpl {
+  using F = typename V::F;
+  using I = typename V::I;
+  static constexpr int L = V::kLanes;
+  static constexpr int kPer32 = 32 / L;  // vectors per 32 elements
+
+  // Sum of the 32 signed bytes of q: psadbw sums unsigned bytes, so bias them by 128.
+  static int sum_bytes(__m256i q) {
+    const __m256i u = _mm256_xor_si256(q, _mm256_set1_epi8(static_cast<char>(0x80)));
+    const __m256i s = _mm256_sad_epu8(u, _mm256_setzero_si256());  // 4 x 64-bit partial sums
+    __m128i t = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    t = _mm_add_epi64(t, _mm_unpackhi_epi64(t, t));
+    return _mm_cvtsi128_si32(t) - 32 * 128;
+  }
+
+  // bsums of a Q8_K block: out[g] = sum of bytes 16g .. 16g+15, from its 8 x 32 bytes.
+  static void group_sums(const __m256i* q, int16_t* out) {
+    __m256i p[8];
+    for (int k = 0; k < 8; ++k) {  // 128-bit lane h of p[k] = [a, 0, b, 0]: a + b = group 2k + h + 128 * 16
+      const __m256i u = _mm256_xor_si256(q[k], _mm256_set1_epi8(static_cast<char>(0x80)));
+      p[k] = _mm256_sad_epu8(u, _mm256_setzero_si256());
+    }
+    // Two rounds of pairwise adds: lane h of h2[i] holds groups 2k + h for k = 4i .. 4i + 3.
+    __m256i h2[2];
+    for (int i = 0; i < 2; ++i)
+      h2[i] = _mm256_hadd_epi32(_mm256_hadd_epi32(p[4 * i], p[4 * i + 1]), _mm256_hadd_epi32(p[4 * i + 2], p[4 * i + 3]));
+    // int16 [0 2 4 .. 14 | 1 3 5 .. 15] (|sum| <= 2048 + 2048: no saturation), interleaved.
+    const __m256i w = _mm256_sub_epi16(_mm256_packs_epi32(h2[0], h2[1]), _mm256_set1_epi16(16 * 128));
+    const __m128i even = _mm256_castsi256_si128(w), odd = _mm256_extracti128_si256(w, 1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi16(even, odd));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8), _mm_unpackhi_epi16(even, odd));
+  }
+
+  // Largest |x[i]| over n elements (a multiple of 32), NaNs skipped.
+  static float amax(const float* x, int n) {
+    F m = V::set1f(0.f);
+    for (int i = 0; i < n; i += L) m = V::maxf(V::absf(V::loadf(x + i)), m);
+    return V::hmax(m);
+  }
+
+  // The 32 elements at x times `scale`, rounded; Q8_K caps them at 127 first.
+  template <bool kCap>
+  static __m256i quantize32(const float* x, F scale) {
+    I q[kPer32];
+    for (int k = 0; k < kPer32; ++k) {
+      q[k] = V::round_even(V::mul(V::loadf(x + k * L), scale));
+      if (kCap) q[k] = V::min127(q[k]);
+    }
+    return V::pack32(q);
+  }
+
+  static void row_q8_0(const float* x, quant::BlockQ8_0* y, float* d_out, int32_t* sum_out, int64_t nb) {
+    for (int64_t b = 0; b < nb; ++b, x += quant::kQK) {
+      const float am = amax(x, quant::kQK);
+      const float d = am / 127.f;
+      const float id = am != 0.f ? 127.f / am : 0.f;
+      const __m256i q = quantize32<false>(x, V::set1f(id));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y[b].qs), q);
+      const uint16_t h = static_cast<uint16_t>(_cvtss_sh(d, _MM_FROUND_TO_NEAREST_INT));
+      std::memcpy(&y[b].d, &h, sizeof h);
+      d_out[b] = _cvtsh_ss(h);
+      sum_out[b] = sum_bytes(q);
+    }
+  }
+
+  static void row_q8_K(const float* x, quant::BlockQ8_K* y, int64_t nb) {
+    for (int64_t b = 0; b < nb; ++b, x += quant::kQK_K) {
+      quant::BlockQ8_K& blk = y[b];
+      const float am = amax(x, quant::kQK_K);
+      if (am == 0.f) {
+        std::memset(&blk, 0, sizeof blk);
+        continue;
+      }
+      // The signed element of largest magnitude, the first one on ties (am is finite or
+      // infinite, never NaN, and some |x[i]| equals it).
+      float max = 0.f;
+      const F target = V::set1f(am);
+      for (int i = 0; i < quant::kQK_K; i += L) {
+        const unsigned m = V::eq_mask(V::absf(V::loadf(x + i)), target);
+        if (m) {
+          max = x[i + __builtin_ctz(m)];
+          break;
+        }
+      }
+      const float iscale = -127.f / max;
+      const F s = V::set1f(iscale);
+      __m256i q[8];
+      for (int k = 0; k < 8; ++k) {
+        q[k] = quantize32<true>(x + 32 * k, s);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(blk.qs + 32 * k), q[k]);
+      }
+      group_sums(q, blk.bsums);
+      blk.d = 1 / iscale;
+    }
+  }
+
+  // quantize_act_rows (simd_kernels.h) for rows [t_begin, t_end) of the view.
+  static void rows(const QuantizedActs& a, const float* x, int64_t x_stride, int t_begin, int t_end) {
+    const int64_t nb = a.blocks();
+    for (int t = t_begin; t < t_end; ++t) {
+      const float* xt = x + t * x_stride;
+      uint8_t* row = const_cast<uint8_t*>(a.rows) + static_cast<size_t>(t) * a.row_bytes;
+      if (a.type == TensorType::Q8_0)
+        row_q8_0(xt, reinterpret_cast<quant::BlockQ8_0*>(row), const_cast<float*>(a.d) + t * nb,
+                 const_cast<int32_t*>(a.sums) + t * nb, nb);
+      else
+        row_q8_K(xt, reinterpret_cast<quant::BlockQ8_K*>(row), nb);
+    }
+  }
+};
+
+}  // namespace wafer::simd
