@@ -24,13 +24,52 @@ struct QV {
   }
   static F set1f(float v) { return _mm256_set1_ps(v); }
   static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  // The bits of v + 1.5 * 2^23, whose low mantissa bits hold v rounded half to even.
+  static I round_bits(F v) {
+    __asm__("" : "+x"(v));  // v (a product) stays rounded: no fused multiply-add
+    return _mm256_castps_si256(_mm256_add_ps(v, _mm256_set1_ps(12582912.f)));
+  }
   static I round_even(F v) {
-    __asm__("" : "+x"(v));  // the product stays rounded: no fused multiply-add
-    const I bits = _mm256_castps_si256(_mm256_add_ps(v, _mm256_set1_ps(12582912.f)));
-    return _mm256_sub_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x007fffff)), _mm256_set1_epi32(0x00400000));
+    return _mm256_sub_epi32(_mm256_and_si256(round_bits(v), _mm256_set1_epi32(0x007fffff)),
+                            _mm256_set1_epi32(0x00400000));
   }
   static I min127(I q) { return _mm256_min_epi32(q, _mm256_set1_epi32(127)); }
   static unsigned eq_mask(F a, F b) { return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_EQ_OQ))); }
+  static F divf(F a, F b) { return _mm256_div_ps(a, b); }
+  static F zero_where_zero(F v, F a) { return _mm256_and_ps(v, _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NEQ_OQ)); }
+  static void storef(float* p, F v) { _mm256_store_ps(p, v); }
+  static void store_halves(uint16_t* p, F v) {
+    _mm_store_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  static F load_halves(const uint16_t* p) { return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(p))); }
+
+  // Lane k of the result = op over the 8 lanes of v[k]: three rounds, each halving the
+  // values per vector while doubling the vectors per register, then one permute.
+  template <class Op>
+  static F fold8(const F* v, Op op) {
+    F s1[4], s2[2];
+    for (int i = 0; i < 4; ++i)  // half h: vector 2i + h
+      s1[i] = op(_mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x20), _mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x31));
+    for (int i = 0; i < 2; ++i)  // half h: lanes 0-1 vector 4i + h, lanes 2-3 vector 4i + 2 + h
+      s2[i] = op(_mm256_shuffle_ps(s1[2 * i], s1[2 * i + 1], 0x44), _mm256_shuffle_ps(s1[2 * i], s1[2 * i + 1], 0xEE));
+    // Lane 4h + j holds vector 2j + h.
+    const F r = op(_mm256_shuffle_ps(s2[0], s2[1], 0x88), _mm256_shuffle_ps(s2[0], s2[1], 0xDD));
+    return _mm256_permutevar8x32_ps(r, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  }
+  // Lane k = the largest lane of m[k], for 8 vectors (no NaN lanes).
+  static F lane_max(const F* m) { return fold8(m, [](F a, F b) { return _mm256_max_ps(a, b); }); }
+  // out[k] = the sum of the 32 signed bytes of q[k], for 8 blocks (vpmaddubsw against
+  // ones, then vpmaddwd: 8 sums of 4 bytes per block).
+  static void block_sums(const __m256i* q, int32_t* out) {
+    F s[8];
+    for (int k = 0; k < 8; ++k)
+      s[k] = _mm256_castsi256_ps(
+          _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q[k]), _mm256_set1_epi16(1)));
+    const F r = fold8(s, [](F a, F b) {
+      return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(a), _mm256_castps_si256(b)));
+    });
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out), _mm256_castps_si256(r));
+  }
   // Low bytes of 4 x 8 lanes: masked to 0..255 the unsigned packs cannot saturate; they
   // interleave the 128-bit halves, which the final permute undoes.
   static __m256i pack32(const I* q) {

@@ -10,12 +10,17 @@
 // `a > m ? a : m` does).
 //
 // V provides (F: vector of float lanes, I: vector of int32 lanes):
-//   kLanes (8 or 16), loadf(p), absf(v), maxf(a, b) (b when a is NaN), hmax(v) (largest
-//   lane, no NaN lanes), set1f(x), mul(a, b), round_even(v) (the scalar round_even per
-//   lane, product not fused into the add), min127(q), eq_mask(a, b) (bit i: lane i equal),
-//   pack32(q) (the low bytes of the 32 lanes of q[0 .. 32 / kLanes) as 32 bytes).
-// Both instruction sets have AVX2 and F16C, so the byte sums and half conversions are
-// written here once with those intrinsics (a template, so the two copies never merge).
+//   kLanes (8 or 16), loadf(p), storef(p, v) (aligned), absf(v), maxf(a, b) (b when a is
+//   NaN), hmax(v) (largest lane; no NaN lanes), set1f(x), mul(a, b), divf(a, b),
+//   zero_where_zero(v, a) (v, or 0 in the lanes where a == 0), round_bits(v) (the bits of
+//   v + 1.5 * 2^23, the product v not fused into the add), round_even(v) (the scalar
+//   round_even per lane), min127(q), eq_mask(a, b) (bit i: lane i equal), pack32(q) (the
+//   low bytes of the 32 lanes of q[0 .. 32 / kLanes) as 32 bytes), store_halves(p, v) /
+//   load_halves(p) (F16C, round to nearest even; aligned), lane_max(m) (lane k = largest
+//   lane of m[k], for kLanes vectors) and block_sums(q, out) (out[k] = sum of the 32
+//   signed bytes of q[k], for kLanes blocks).
+// Both instruction sets have AVX2, so the Q8_K byte sums are written here once with its
+// intrinsics (a template, so the two copies never merge).
 #pragma once
 
 #include <immintrin.h>
@@ -34,15 +39,6 @@ struct QuantizeImpl {
   using I = typename V::I;
   static constexpr int L = V::kLanes;
   static constexpr int kPer32 = 32 / L;  // vectors per 32 elements
-
-  // Sum of the 32 signed bytes of q: psadbw sums unsigned bytes, so bias them by 128.
-  static int sum_bytes(__m256i q) {
-    const __m256i u = _mm256_xor_si256(q, _mm256_set1_epi8(static_cast<char>(0x80)));
-    const __m256i s = _mm256_sad_epu8(u, _mm256_setzero_si256());  // 4 x 64-bit partial sums
-    __m128i t = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-    t = _mm_add_epi64(t, _mm_unpackhi_epi64(t, t));
-    return _mm_cvtsi128_si32(t) - 32 * 128;
-  }
 
   // bsums of a Q8_K block: out[g] = sum of bytes 16g .. 16g+15, from its 8 x 32 bytes.
   static void group_sums(const __m256i* q, int16_t* out) {
@@ -69,28 +65,58 @@ struct QuantizeImpl {
     return V::hmax(m);
   }
 
-  // The 32 elements at x times `scale`, rounded; Q8_K caps them at 127 first.
-  template <bool kCap>
+  // The 32 elements at x times `scale`, rounded, as bytes. Q8_0 takes the low bytes of
+  // the rounding's bit pattern as they are (q = bits - 0x400000 has the same low byte);
+  // Q8_K needs q itself to cap it at 127.
+  template <bool kQ8K>
   static __m256i quantize32(const float* x, F scale) {
     I q[kPer32];
     for (int k = 0; k < kPer32; ++k) {
-      q[k] = V::round_even(V::mul(V::loadf(x + k * L), scale));
-      if (kCap) q[k] = V::min127(q[k]);
+      const F v = V::mul(V::loadf(x + k * L), scale);
+      q[k] = kQ8K ? V::min127(V::round_even(v)) : V::round_bits(v);
     }
     return V::pack32(q);
   }
 
+  // Q8_0 for `count` (<= L) consecutive blocks at once, so that the per-block scalar steps
+  // (largest magnitude, the two divisions, the half conversions, the quant sums) become one
+  // vector operation per group: block j of the group is lane j.
+  static void group_q8_0(const float* x, quant::BlockQ8_0* y, float* d_out, int32_t* sum_out, int count) {
+    F m[L];
+    for (int j = 0; j < L; ++j) {
+      m[j] = V::set1f(0.f);
+      if (j < count)
+        for (int k = 0; k < kPer32; ++k) m[j] = V::maxf(V::absf(V::loadf(x + 32 * j + k * L)), m[j]);
+    }
+    const F am = V::lane_max(m);
+    const F d = V::divf(am, V::set1f(127.f));
+    const F id = V::zero_where_zero(V::divf(V::set1f(127.f), am), am);  // am != 0 ? 127 / am : 0
+    alignas(64) float ids[L];
+    alignas(64) uint16_t halves[L];
+    alignas(64) float dq[L];
+    alignas(64) int32_t sums[L];
+    V::storef(ids, id);
+    V::store_halves(halves, d);
+    V::storef(dq, V::load_halves(halves));
+    __m256i q[L];
+    for (int j = 0; j < L; ++j) {
+      if (j < count) {
+        q[j] = quantize32<false>(x + 32 * j, V::set1f(ids[j]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(y[j].qs), q[j]);
+        std::memcpy(&y[j].d, &halves[j], sizeof halves[j]);
+      } else {
+        q[j] = _mm256_setzero_si256();
+      }
+    }
+    V::block_sums(q, sums);
+    std::memcpy(d_out, dq, sizeof(float) * static_cast<size_t>(count));
+    std::memcpy(sum_out, sums, sizeof(int32_t) * static_cast<size_t>(count));
+  }
+
   static void row_q8_0(const float* x, quant::BlockQ8_0* y, float* d_out, int32_t* sum_out, int64_t nb) {
-    for (int64_t b = 0; b < nb; ++b, x += quant::kQK) {
-      const float am = amax(x, quant::kQK);
-      const float d = am / 127.f;
-      const float id = am != 0.f ? 127.f / am : 0.f;
-      const __m256i q = quantize32<false>(x, V::set1f(id));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y[b].qs), q);
-      const uint16_t h = static_cast<uint16_t>(_cvtss_sh(d, _MM_FROUND_TO_NEAREST_INT));
-      std::memcpy(&y[b].d, &h, sizeof h);
-      d_out[b] = _cvtsh_ss(h);
-      sum_out[b] = sum_bytes(q);
+    for (int64_t b = 0; b < nb; b += L) {
+      const int count = nb - b < L ? static_cast<int>(nb - b) : L;
+      group_q8_0(x + b * quant::kQK, y + b, d_out + b, sum_out + b, count);
     }
   }
 
