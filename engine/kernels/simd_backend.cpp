@@ -1,7 +1,8 @@
 // The SIMD backend: weights of the packable types (repack.h) are repacked at load into
 // 16-row panels in a huge-page weight arena, activations are quantized once per batch
-// (SimdKernels::quantize, threads splitting the tokens) and every matmul splits the panels into one fixed,
-// contiguous slice per pool thread, so a thread reads the same bytes token after token.
+// (SimdKernels::quantize, threads splitting the tokens) and every matmul splits the
+// panels into one fixed, contiguous slice per pool thread, so a thread reads the same
+// bytes token after token.
 // Other weight types (F32/F16/BF16, Q4_1, Q5_1) go through the scalar backend unchanged.
 #include <string>
 
