@@ -6,10 +6,11 @@
 // V provides (I: vector of int32 lanes, F: vector of float lanes):
 //   kLanes, kMaxTokens (token tile), kQ8Offset (128 if dot_q8 takes w + 128, else 0),
 //   load(p), bcast32(p), set1(int), dot_u(acc, u, a) (acc += sum of 4 u8 x s8, u <= 63),
-//   dot_q8(acc, w, a) (the Q8_0 form), dot_u_bcast / dot_q8_bcast (the same with a = bcast32(p)), bit ops, shifts by runtime counts (sll, srl, sra),
-//   mullo, madd16 (pairs of int16), spread_bits(qh, shift) (bits shift..shift+3 of each
-//   lane -> 0x10 in bytes 0..3), to_float, half_to_float(p), set1f, mul, fmadd, fnmadd,
-//   zero_f, store(y, v, n) (first n lanes).
+//   dot_q8(acc, w, a) (the Q8_0 form), dot_u_bcast / dot_q8_bcast (the same with
+//   a = bcast32(p)), bit ops, shifts by runtime counts (sll, srl, sra), mullo, madd16
+//   (pairs of int16), spread_bits(qh, shift) (bits shift..shift+3 of each lane -> 0x10 in
+//   bytes 0..3), to_float, half_to_float(p), set1f, mul, fmadd, fnmadd, zero_f,
+//   store(y, v, n) (first n lanes).
 //
 // Everything here is a template over V so the two instantiations never share a symbol
 // (functions compiled with different -m flags must not be merged by the linker).
