@@ -25,11 +25,9 @@ struct V {
     return _mm512_set1_epi32(v);
   }
   static I set1(int32_t v) { return _mm512_set1_epi32(v); }
-  static I dot_u(I acc, I u, I a) { return _mm512_dpbusd_epi32(acc, u, a); }
-  static I dot_q8(I acc, I w, I a) { return _mm512_dpbusd_epi32(acc, w, a); }
-  // dot_u(acc, u, bcast32(p)) with the broadcast folded into the instruction (an embedded
-  // {1to16} memory operand: one micro-op fewer per product than a separate broadcast, which
-  // GCC does not fold by itself).
+  // acc += the 4-byte dot products of u (unsigned) and the dword at p (signed), broadcast
+  // by the instruction itself (an embedded {1to16} memory operand: one micro-op fewer per
+  // product than a separate broadcast, which GCC does not fold by itself).
   static I dot_u_bcast(I acc, I u, const void* p) {
     __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(u), "m"(*static_cast<const int32_t*>(p)));
     return acc;

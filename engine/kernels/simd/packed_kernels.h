@@ -4,13 +4,13 @@
 // weight row of a 16-row panel (repack.h); an 8-lane ISA walks each panel in two halves.
 //
 // V provides (I: vector of int32 lanes, F: vector of float lanes):
-//   kLanes, kMaxTokens (token tile), kQ8Offset (128 if dot_q8 takes w + 128, else 0),
-//   load(p), bcast32(p), set1(int), dot_u(acc, u, a) (acc += sum of 4 u8 x s8, u <= 63),
-//   dot_q8(acc, w, a) (the Q8_0 form), dot_u_bcast / dot_q8_bcast (the same with
-//   a = bcast32(p)), bit ops, shifts by runtime counts (sll, srl, sra), mullo, madd16
-//   (pairs of int16), spread_bits(qh, shift) (bits shift..shift+3 of each lane -> 0x10 in
-//   bytes 0..3), to_float, half_to_float(p), set1f, mul, fmadd, fnmadd, zero_f,
-//   store(y, v, n) (first n lanes).
+//   kLanes, kMaxTokens (token tile), kQ8Offset (128 if dot_q8_bcast takes w + 128, else 0),
+//   load(p), bcast32(p), set1(int), dot_u_bcast(acc, u, p) (acc += sum of 4 u8 x s8 with
+//   the s8 dword at p broadcast, u <= 63), dot_q8_bcast(acc, w, p) (the Q8_0 form), bit
+//   ops, shifts by runtime counts (sll, srl, sra), mullo, madd16 (pairs of int16),
+//   spread_bits(qh, shift) (bits shift..shift+3 of each lane -> 0x10 in bytes 0..3),
+//   to_float, half_to_float(p), set1f, mul, fmadd, fnmadd, zero_f, store(y, v, n) (first n
+//   lanes).
 //
 // Everything here is a template over V so the two instantiations never share a symbol
 // (functions compiled with different -m flags must not be merged by the linker).
@@ -44,7 +44,6 @@ struct PackedImpl {
   struct Q8_0 {
     static constexpr int kBlockBytes = 544;
     static constexpr int kOffset = V::kQ8Offset;
-    static I dot(I acc, I w, I a) { return V::dot_q8(acc, w, a); }
     static I dot_bcast(I acc, I w, const void* a) { return V::dot_q8_bcast(acc, w, a); }
     static void unpack(const uint8_t* blk, int lane0, I* w) {
       _Pragma("GCC unroll 16")
@@ -54,7 +53,6 @@ struct PackedImpl {
   struct Q4_0 {
     static constexpr int kBlockBytes = 288;
     static constexpr int kOffset = 8;
-    static I dot(I acc, I w, I a) { return V::dot_u(acc, w, a); }
     static I dot_bcast(I acc, I w, const void* a) { return V::dot_u_bcast(acc, w, a); }
     static void unpack(const uint8_t* blk, int lane0, I* w) {
       const I m4 = V::set1(0x0f0f0f0f);
@@ -69,7 +67,6 @@ struct PackedImpl {
   struct Q5_0 {
     static constexpr int kBlockBytes = 352;
     static constexpr int kOffset = 16;
-    static I dot(I acc, I w, I a) { return V::dot_u(acc, w, a); }
     static I dot_bcast(I acc, I w, const void* a) { return V::dot_u_bcast(acc, w, a); }
     static void unpack(const uint8_t* blk, int lane0, I* w) {
       const I m4 = V::set1(0x0f0f0f0f);
