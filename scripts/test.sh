@@ -48,7 +48,10 @@ run_phase() {  # run_phase NAME COMMAND...: runs and times it; a skip (exit 3) i
 }
 
 build() {
+  # Line tables only (-g1): backtraces keep file and line, and the build is about a third
+  # faster than with full debug info (-g), which CI never reads.
   cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFER_WERROR=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
     -DWAFER_SANITIZE="${WAFER_SANITIZE:-OFF}" >/dev/null &&
     cmake --build "$BUILD_DIR" -j "$JOBS"
 }
