@@ -39,6 +39,9 @@ struct EngineOptions {
   // (off when absent), 0 is off, > 0 is the strength c (after an L-token repeat the copy
   // model weighs L / (L + c)).
   float copy_strength = -1;
+  // KV cache element type: "f16" (IEEE half: half the memory, and half the bytes attention
+  // reads per token deep in a context) or "f32" (exact). An unknown name fails the load.
+  std::string kv_type = "f16";
   // Token healing (engine/token_healing.h): the prefix's last token is taken off the prompt
   // and regenerated, so a cursor inside a word continues the word the way the model would
   // have written it; the healed bytes are not repeated in the completion.

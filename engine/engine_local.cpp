@@ -40,6 +40,7 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
                       fim.error().message);
   auto tmpl = parse_fim_template(options.fim_template);
   if (!tmpl) return make_error(tmpl.error().message);
+  if (auto kv = parse_kv_type(options.kv_type); !kv) return make_error(kv.error().message);
   const FimTemplate resolved =
       resolve_fim_template(*tmpl, *fim, *tokenizer, preferred_fim_order((*model)->file()));
   return std::unique_ptr<LocalEngine>(
@@ -66,16 +67,19 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
   copy_strength_ = options_.copy_strength < 0 ? model_copy_strength(model_->file()) : options_.copy_strength;
   info_.copy_strength = copy_strength_;
 
+  const auto parsed_kv = parse_kv_type(options_.kv_type);  // checked by load()
+  const KvType kv_type = parsed_kv ? *parsed_kv : KvType::F32;
   // Fewer sessions when the memory cap cannot hold max_sessions caches of n_ctx tokens.
   int max_sessions = std::max(1, options_.max_sessions);
   if (options_.max_cache_mb > 0) {
-    const double per_token = 4.0 * c.n_layer * c.n_head_kv * (c.head_dim_k + c.head_dim_v);
+    const double element = kv_type == KvType::F16 ? 2.0 : 4.0;
+    const double per_token = element * c.n_layer * c.n_head_kv * (c.head_dim_k + c.head_dim_v);
     const double per_session = per_token * n_ctx;
     const int fit = static_cast<int>(static_cast<double>(options_.max_cache_mb) * 1024 * 1024 / per_session);
     max_sessions = std::max(1, std::min(max_sessions, fit));
   }
   pool_ = std::make_unique<ThreadPool>(options_.threads);
-  sessions_ = std::make_unique<SessionPool>(*model_, *pool_, n_ctx, max_sessions);
+  sessions_ = std::make_unique<SessionPool>(*model_, *pool_, n_ctx, max_sessions, kv_type);
 }
 
 const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const std::string& text) {

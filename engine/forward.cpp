@@ -95,9 +95,8 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
       for (uint32_t h = 0; h < c.n_head_kv; ++h) {
         float* kh = k_.data() + t * k_dim + h * c.head_dim_k;
         ops::rope_rotate(kh, static_cast<int>(c.n_rot), neox, cs, cs + half_rot);
-        std::copy(kh, kh + c.head_dim_k, kv.k(static_cast<int>(l), static_cast<int>(h), pos0 + t));
-        const float* vh = v_.data() + t * v_dim + h * c.head_dim_v;
-        std::copy(vh, vh + c.head_dim_v, kv.v(static_cast<int>(l), static_cast<int>(h), pos0 + t));
+        kv.set_key(static_cast<int>(l), static_cast<int>(h), pos0 + t, kh);
+        kv.set_value(static_cast<int>(l), static_cast<int>(h), pos0 + t, v_.data() + t * v_dim + h * c.head_dim_v);
       }
     }
     attention(static_cast<int>(l), n, pos0, kv);
@@ -153,11 +152,32 @@ void Forward::shift_keys(KvCache& kv, int pos, int n, int delta) {
   std::vector<float> cs(static_cast<size_t>(n_rot));
   ops::rope_angles(delta, n_rot, c.rope_freq_base, freq_scale, cs.data(), cs.data() + half);
   const bool neox = c.arch->rope == RopeLayout::NeoX;
+  std::vector<float> key(c.head_dim_k);
   for (uint32_t l = 0; l < c.n_layer; ++l)
     for (uint32_t h = 0; h < c.n_head_kv; ++h)
-      for (int p = pos; p < pos + n; ++p)
-        ops::rope_rotate(kv.k(static_cast<int>(l), static_cast<int>(h), p), n_rot, neox, cs.data(), cs.data() + half);
+      for (int p = pos; p < pos + n; ++p) {
+        kv.get_key(static_cast<int>(l), static_cast<int>(h), p, key.data());
+        ops::rope_rotate(key.data(), n_rot, neox, cs.data(), cs.data() + half);
+        kv.set_key(static_cast<int>(l), static_cast<int>(h), p, key.data());
+      }
 }
+
+namespace {
+
+// The scalar reference of one (token, KV head, heads [h0, h1)) attention item, over keys in
+// KvCache's transposed blocks and value rows of float or half (T).
+template <class T>
+void attend_scalar(const float* q, int h0, int h1, const T* keys, const T* values, int n_pos, int dk, int dv,
+                   float scale, float* scratch, float* out) {
+  for (int h = h0; h < h1; ++h) {
+    for (int p = 0; p < n_pos; ++p)
+      scratch[p] = ops::lane_dot(q + h * dk, keys + (static_cast<size_t>(p / 16) * dk * 16 + p % 16), dk, 16);
+    ops::softmax_scaled(scratch, n_pos, scale);
+    for (int i = 0; i < dv; ++i) out[h * dv + i] = ops::lane_dot(scratch, values + i, n_pos, dv);
+  }
+}
+
+}  // namespace
 
 void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
   const ModelConfig& c = model_.config();
@@ -176,6 +196,7 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
   const size_t per_thread = simd_attend ? attend_scratch_floats(heads_per_part, kv.capacity(), dv) : kv.capacity();
   grow(scores_, static_cast<size_t>(threads) * per_thread);
   const KvCache& cache = kv;
+  const bool f16 = kv.type() == KvType::F16;
   pool_.run([&](int thread) {
     float* scratch = scores_.data() + static_cast<size_t>(thread) * per_thread;
     const Slice work = thread_slice(int64_t{pairs} * parts, thread, threads);
@@ -186,16 +207,20 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
       const int n_pos = pos0 + t + 1;  // causal: positions 0..pos0+t
       const float* q = q_.data() + t * q_dim;
       float* out = att_.data() + t * att_dim;
-      const float* keys = cache.k(layer, kvh, 0);
-      const float* values = cache.v(layer, kvh, 0);
-      if (simd_attend) {
-        simd_->attend(q + h0 * dk, dk, h1 - h0, keys, values, n_pos, dk, dv, scale, scratch, out + h0 * dv, dv);
-        continue;
-      }
-      for (int h = h0; h < h1; ++h) {
-        for (int p = 0; p < n_pos; ++p) scratch[p] = ops::lane_dot(keys + static_cast<size_t>(p) * dk, q + h * dk, dk, 1);
-        ops::softmax_scaled(scratch, n_pos, scale);
-        for (int i = 0; i < dv; ++i) out[h * dv + i] = ops::lane_dot(scratch, values + i, n_pos, dv);
+      if (f16) {
+        const uint16_t* keys = cache.keys_f16(layer, kvh);  // blocks of 16 positions, transposed
+        const uint16_t* values = cache.values_f16(layer, kvh);
+        if (simd_attend)
+          simd_->attend_f16(q + h0 * dk, dk, h1 - h0, keys, values, n_pos, dk, dv, scale, scratch, out + h0 * dv, dv);
+        else
+          attend_scalar(q, h0, h1, keys, values, n_pos, dk, dv, scale, scratch, out);
+      } else {
+        const float* keys = cache.keys(layer, kvh);
+        const float* values = cache.values(layer, kvh);
+        if (simd_attend)
+          simd_->attend(q + h0 * dk, dk, h1 - h0, keys, values, n_pos, dk, dv, scale, scratch, out + h0 * dv, dv);
+        else
+          attend_scalar(q, h0, h1, keys, values, n_pos, dk, dv, scale, scratch, out);
       }
     }
   });

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "engine/float16.h"
+
 namespace wafer::ops {
 
 void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
@@ -52,13 +54,24 @@ void softmax_scaled(float* x, int64_t n, float scale) {
   for (int64_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
-float lane_dot(const float* a, const float* b, int64_t n, int64_t b_stride) {
+namespace {
+
+float widen(float x) { return x; }
+float widen(uint16_t h) { return f16_to_f32(h); }
+
+template <class T>
+float lane_dot_t(const float* a, const T* b, int64_t n, int64_t b_stride) {
   float lanes[16] = {};
-  for (int64_t i = 0; i < n; ++i) lanes[i % 16] = std::fma(a[i], b[i * b_stride], lanes[i % 16]);
+  for (int64_t i = 0; i < n; ++i) lanes[i % 16] = std::fma(a[i], widen(b[i * b_stride]), lanes[i % 16]);
   for (int width = 8; width >= 1; width /= 2)
     for (int j = 0; j < width; ++j) lanes[j] += lanes[j + width];
   return lanes[0];
 }
+
+}  // namespace
+
+float lane_dot(const float* a, const float* b, int64_t n, int64_t b_stride) { return lane_dot_t(a, b, n, b_stride); }
+float lane_dot(const float* a, const uint16_t* b, int64_t n, int64_t b_stride) { return lane_dot_t(a, b, n, b_stride); }
 
 void swiglu(float* g, const float* u, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {

@@ -30,6 +30,8 @@ void softmax_scaled(float* x, int64_t n, float scale);
 // less accurate and, through the Q8_K/Q8_0 rounding of the attention output that follows,
 // flips a quant now and then where llama.cpp does not.
 float lane_dot(const float* a, const float* b, int64_t n, int64_t b_stride);
+// The same with b in IEEE half (an F16 KV cache), each element widened exactly to float.
+float lane_dot(const float* a, const uint16_t* b, int64_t n, int64_t b_stride);
 
 // g[i] = silu(g[i]) * u[i], silu(x) = x / (1 + exp(-x)).
 void swiglu(float* g, const float* u, int64_t n);

@@ -4,27 +4,47 @@
 #include <new>
 #include <string>
 
+#include "engine/float16.h"
+
 namespace wafer {
 
-Result<KvCache> KvCache::create(const ModelConfig& c, int capacity) {
+const char* kv_type_name(KvType type) { return type == KvType::F16 ? "f16" : "f32"; }
+
+Result<KvType> parse_kv_type(std::string_view name) {
+  if (name == "f32") return KvType::F32;
+  if (name == "f16") return KvType::F16;
+  return make_error("unknown KV cache type '" + std::string(name) + "' (f32 or f16)");
+}
+
+Result<KvCache> KvCache::create(const ModelConfig& c, int capacity, KvType type) {
   if (capacity <= 0) return make_error("kv cache: context length must be positive, got " + std::to_string(capacity));
   const uint64_t per_token = uint64_t{c.n_layer} * c.n_head_kv * (c.head_dim_k + c.head_dim_v);
-  const uint64_t floats = per_token * static_cast<uint64_t>(capacity);
-  if (per_token == 0 || floats > (uint64_t{1} << 36))  // 256 GiB: certainly a bad request
+  const uint64_t elements = per_token * static_cast<uint64_t>(capacity);
+  const uint64_t element_bytes = type == KvType::F16 ? 2 : 4;
+  if (per_token == 0 || elements > (uint64_t{1} << 36))  // 256 GiB of floats: certainly a bad request
     return make_error("kv cache: " + std::to_string(capacity) + " tokens would need " +
-                      std::to_string(floats * 4 >> 20) + " MiB");
+                      std::to_string(elements * element_bytes >> 20) + " MiB");
   KvCache kv;
+  kv.type_ = type;
   kv.n_layer_ = static_cast<int>(c.n_layer);
   kv.n_head_kv_ = static_cast<int>(c.n_head_kv);
   kv.dim_k_ = static_cast<int>(c.head_dim_k);
   kv.dim_v_ = static_cast<int>(c.head_dim_v);
   kv.capacity_ = capacity;
+  kv.key_capacity_ = (capacity + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+  const auto n_keys = static_cast<size_t>(uint64_t{c.n_layer} * c.n_head_kv * c.head_dim_k * kv.key_capacity_);
+  const auto n_values = static_cast<size_t>(uint64_t{c.n_layer} * c.n_head_kv * c.head_dim_v * capacity);
   try {
-    kv.k_.assign(static_cast<size_t>(uint64_t{c.n_layer} * c.n_head_kv * c.head_dim_k * capacity), 0.0f);
-    kv.v_.assign(static_cast<size_t>(uint64_t{c.n_layer} * c.n_head_kv * c.head_dim_v * capacity), 0.0f);
+    if (type == KvType::F16) {
+      kv.k16_.assign(n_keys, 0);
+      kv.v16_.assign(n_values, 0);
+    } else {
+      kv.k_.assign(n_keys, 0.0f);
+      kv.v_.assign(n_values, 0.0f);
+    }
   } catch (const std::bad_alloc&) {
     return make_error("kv cache: out of memory for " + std::to_string(capacity) + " tokens (" +
-                      std::to_string(floats * 4 >> 20) + " MiB)");
+                      std::to_string(elements * element_bytes >> 20) + " MiB)");
   }
   return kv;
 }
@@ -36,21 +56,64 @@ Status KvCache::check_room(int64_t n) const {
   return {};
 }
 
+float KvCache::key(int layer, int head, int pos, int i) const {
+  const size_t at = key_offset(layer, head) + key_index(pos, i);
+  return type_ == KvType::F16 ? f16_to_f32(k16_[at]) : k_[at];
+}
+
+float KvCache::value(int layer, int head, int pos, int i) const {
+  const size_t at = value_offset(layer, head) + static_cast<size_t>(pos) * dim_v_ + i;
+  return type_ == KvType::F16 ? f16_to_f32(v16_[at]) : v_[at];
+}
+
+void KvCache::set_key(int layer, int head, int pos, const float* row) {
+  const size_t at = key_offset(layer, head) + key_index(pos, 0);
+  for (int i = 0; i < dim_k_; ++i) {
+    const size_t e = at + static_cast<size_t>(i) * kKeyBlock;
+    if (type_ == KvType::F16)
+      k16_[e] = f32_to_f16(row[i]);
+    else
+      k_[e] = row[i];
+  }
+}
+
+void KvCache::get_key(int layer, int head, int pos, float* row) const {
+  const size_t at = key_offset(layer, head) + key_index(pos, 0);
+  for (int i = 0; i < dim_k_; ++i) {
+    const size_t e = at + static_cast<size_t>(i) * kKeyBlock;
+    row[i] = type_ == KvType::F16 ? f16_to_f32(k16_[e]) : k_[e];
+  }
+}
+
+void KvCache::set_value(int layer, int head, int pos, const float* row) {
+  const size_t at = value_offset(layer, head) + static_cast<size_t>(pos) * dim_v_;
+  if (type_ == KvType::F16)
+    f32_to_f16_row(row, v16_.data() + at, static_cast<size_t>(dim_v_));
+  else
+    std::copy_n(row, dim_v_, v_.data() + at);
+}
+
+void KvCache::get_value(int layer, int head, int pos, float* row) const {
+  const size_t at = value_offset(layer, head) + static_cast<size_t>(pos) * dim_v_;
+  if (type_ == KvType::F16)
+    f16_to_f32_row(v16_.data() + at, row, static_cast<size_t>(dim_v_));
+  else
+    std::copy_n(v_.data() + at, dim_v_, row);
+}
+
 void KvCache::read_range(int pos, int n, float* out) const {
   for (int l = 0; l < n_layer_; ++l)
     for (int h = 0; h < n_head_kv_; ++h) {
-      out = std::copy_n(k(l, h, pos), static_cast<size_t>(n) * dim_k_, out);
-      out = std::copy_n(v(l, h, pos), static_cast<size_t>(n) * dim_v_, out);
+      for (int p = pos; p < pos + n; ++p, out += dim_k_) get_key(l, h, p, out);
+      for (int p = pos; p < pos + n; ++p, out += dim_v_) get_value(l, h, p, out);
     }
 }
 
 void KvCache::write_range(int pos, int n, const float* in) {
-  const size_t nk = static_cast<size_t>(n) * dim_k_, nv = static_cast<size_t>(n) * dim_v_;
   for (int l = 0; l < n_layer_; ++l)
     for (int h = 0; h < n_head_kv_; ++h) {
-      std::copy_n(in, nk, k(l, h, pos));
-      std::copy_n(in + nk, nv, v(l, h, pos));
-      in += nk + nv;
+      for (int p = pos; p < pos + n; ++p, in += dim_k_) set_key(l, h, p, in);
+      for (int p = pos; p < pos + n; ++p, in += dim_v_) set_value(l, h, p, in);
     }
 }
 

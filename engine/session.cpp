@@ -16,8 +16,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 Session::Session(const Model& model, ThreadPool& pool, KvCache kv)
     : model_(&model), kv_(std::move(kv)), forward_(model, pool) {}
 
-Result<Session> Session::create(const Model& model, ThreadPool& pool, int n_ctx) {
-  auto kv = KvCache::create(model.config(), n_ctx);
+Result<Session> Session::create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type) {
+  auto kv = KvCache::create(model.config(), n_ctx, kv_type);
   if (!kv) return kv.error();
   return Session(model, pool, std::move(*kv));
 }

@@ -50,7 +50,7 @@ using TokenCallback = std::function<bool(int32_t token)>;
 class Session {
  public:
   // A session whose cache holds n_ctx tokens (errors when that cannot be allocated).
-  static Result<Session> create(const Model& model, ThreadPool& pool, int n_ctx);
+  static Result<Session> create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type = KvType::F32);
 
   Result<GenerateResult> generate(std::span<const int32_t> prompt, const GenerateParams& params,
                                   const TokenCallback& on_token = {});

@@ -17,8 +17,8 @@ namespace wafer {
 
 class SessionPool {
  public:
-  // Up to max_sessions sessions (at least one) of n_ctx tokens each.
-  SessionPool(const Model& model, ThreadPool& pool, int n_ctx, int max_sessions);
+  // Up to max_sessions sessions (at least one) of n_ctx tokens each, their caches of kv_type.
+  SessionPool(const Model& model, ThreadPool& pool, int n_ctx, int max_sessions, KvType kv_type = KvType::F32);
 
   // The session for `key`, now the most recently used. A new key gets a fresh session or
   // the least recently used one, emptied. Errors only when a cache cannot be allocated.
@@ -37,6 +37,7 @@ class SessionPool {
   ThreadPool* pool_;
   int n_ctx_;
   int max_sessions_;
+  KvType kv_type_;
   std::list<Entry> entries_;  // most recently used first
 };
 

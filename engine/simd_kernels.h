@@ -67,11 +67,17 @@ using PackedMatmulFn = void (*)(const PackedMatrix& w, const QuantizedActs& x, f
 
 // For the n_q query heads h that share one key/value head (n_q = 1 without grouped-query
 // attention): out[h * out_stride + 0..dv) = sum_p softmax_p(scale * q_h . keys[p]) *
-// values[p] over p < n_pos, q_h = q + h * q_stride. keys and values are n_pos rows of dk /
-// dv floats, dk and dv multiples of 16; scratch holds attend_scratch_floats(n_q, n_pos, dv)
-// floats. The keys and values are read once for all n_q heads.
+// values[p] over p < n_pos, q_h = q + h * q_stride. keys are in KvCache's layout:
+// transposed blocks of 16 positions, dimension i of key p at keys[(p / 16 * dk + i) * 16 +
+// p % 16], ceil(n_pos / 16) whole blocks (the padding is read and ignored); values are
+// n_pos rows of dv floats; dk and dv multiples of 16; scratch holds
+// attend_scratch_floats(n_q, n_pos, dv) floats. The keys and values are read once for all
+// n_q heads.
 using AttendFn = void (*)(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values,
                           int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);
+// The same over an F16 cache (IEEE halves, widened exactly to float as they are read).
+using AttendF16Fn = void (*)(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
+                             int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);
 constexpr size_t attend_scratch_floats(int n_q, int n_pos, int dv) {
   return static_cast<size_t>(n_q) * (16 * static_cast<size_t>(dv) + static_cast<size_t>(n_pos) + 1);
 }
@@ -86,6 +92,7 @@ struct SimdKernels {
   const char* name;  // "avx2", "avx512-vnni"
   PackedMatmulFn matmul;
   AttendFn attend;
+  AttendF16Fn attend_f16;
   SwigluFn swiglu;
   QuantizeActsFn quantize;
 };

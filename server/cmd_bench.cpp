@@ -74,6 +74,7 @@ LspTargetOptions wafer_lsp(const Options& o) {
   if (o.threads > 0) add("--threads", std::to_string(o.threads));
   if (!o.token_healing) add("--token-healing", "off");
   add("--context", std::to_string(o.context));
+  add("--kv-type", o.kv_type);
   add("--max-tokens", std::to_string(o.max_tokens));
   add("--debounce-ms", std::to_string(o.debounce_ms));
   add("--prefix-lines", std::to_string(o.prefix_lines));

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "engine/fim_template.h"
+#include "engine/kv_cache.h"
 
 namespace wafer {
 namespace {
@@ -66,6 +67,13 @@ const std::vector<Flag>& flags() {
       {"--context", "lsp generate bench", true,
        [](Options& o, std::string_view v) { return parse_number("--context", v, o.context, 16, 1 << 20); },
        "context length in tokens (default 4096)"},
+      {"--kv-type", "lsp generate bench", true,
+       [](Options& o, std::string_view v) {
+         if (auto t = parse_kv_type(v); !t) return Status(make_error("--kv-type: " + t.error().message));
+         o.kv_type = v;
+         return Status{};
+       },
+       "KV cache elements: f16 (default: half the memory, faster deep in a context) or f32 (exact)"},
       {"--chunk-reuse", "lsp", true,
        [](Options& o, std::string_view v) { return parse_number("--chunk-reuse", v, o.chunk_reuse, 0, 1 << 20); },
        "reuse cached spans of at least N tokens that moved (the suffix after a keystroke) instead of recomputing "

@@ -22,6 +22,7 @@ struct Options {
   std::string model;
   int threads = 0;                    // 0: one per physical core
   int context = 4096;
+  std::string kv_type = "f16";        // KV cache elements: f16 or f32 (engine/kv_cache.h)
   std::string fim_format = "auto";    // FIM prompt format: auto or a family, optionally -spm (engine/fim_template.h)
   int chunk_reuse = 0;                // move cached spans >= this many tokens (0: off); see README
   double copy_strength = -1;          // copy model (engine/copy_model.h): -1 the model's own, 0 off, > 0 strength

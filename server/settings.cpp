@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/fim_template.h"
+#include "engine/kv_cache.h"
 
 namespace wafer {
 namespace {
@@ -53,6 +54,11 @@ Status apply_settings(Options& o, const json& settings_in) {
     if (auto t = parse_fim_template(it->get<std::string>()); !t) return make_error("fimFormat: " + t.error().message);
     next.fim_format = it->get<std::string>();
   }
+  if (auto it = s->find("kvType"); it != s->end() && !it->is_null()) {
+    if (!it->is_string()) return make_error(std::string("kvType: expected a string, got ") + it->type_name());
+    if (auto t = parse_kv_type(it->get<std::string>()); !t) return make_error("kvType: " + t.error().message);
+    next.kv_type = it->get<std::string>();
+  }
   if (auto it = s->find("tokenHealing"); it != s->end() && !it->is_null()) {
     if (!it->is_boolean()) return make_error(std::string("tokenHealing: expected a boolean, got ") + it->type_name());
     next.token_healing = it->get<bool>();
@@ -97,6 +103,7 @@ EngineOptions engine_options(const Options& o) {
   e.model_path = o.model;
   e.threads = o.threads;
   e.context_length = o.context;
+  e.kv_type = o.kv_type;
   e.chunk_reuse_min = o.chunk_reuse;
   e.fim_template = o.fim_format;
   e.copy_strength = static_cast<float>(o.copy_strength);
@@ -105,7 +112,8 @@ EngineOptions engine_options(const Options& o) {
 }
 
 bool engine_changed(const Options& a, const Options& b) {
-  return a.model != b.model || a.threads != b.threads || a.context != b.context || a.fake_engine != b.fake_engine ||
+  return a.model != b.model || a.threads != b.threads || a.context != b.context || a.kv_type != b.kv_type ||
+         a.fake_engine != b.fake_engine ||
          a.chunk_reuse != b.chunk_reuse || a.copy_strength != b.copy_strength || a.token_healing != b.token_healing ||
          a.backend != b.backend || a.backend_url != b.backend_url ||
          a.backend_model != b.backend_model || a.api_key_env != b.api_key_env || a.api_key_file != b.api_key_file ||

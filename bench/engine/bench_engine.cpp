@@ -4,11 +4,12 @@
 // bandwidth measured in the same run on the same threads.
 //
 //   bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
-//                [--repeat N] [--quick] [--tests prefill,decode,deep]
+//                [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32]
 //
 // Per model, weights and thread count: prefill of 128 and 512 tokens; decode of 128
 // tokens after a 16-token prompt and after 1,500 tokens of context. Decode efficiency =
-// (weight bytes read per token x tokens/s) / read bandwidth. With --json one object per
+// (weight bytes read per token x tokens/s) / read bandwidth. --kv: the KV cache's element
+// type (default f16, the daemon's default). With --json one object per
 // line per configuration; otherwise a table. Figures are medians over --repeat runs (the
 // machine may be shared: compare with the bandwidth of the same run).
 #include <algorithm>
@@ -52,6 +53,7 @@ struct Args {
   int repeat = 3;
   bool quick = false;
   std::vector<std::string> tests = {"prefill", "decode", "deep"};  // deep: decode after 1,500 tokens
+  KvType kv = KvType::F16;
 };
 
 bool wants(const Args& a, const char* test) { return std::find(a.tests.begin(), a.tests.end(), test) != a.tests.end(); }
@@ -86,10 +88,17 @@ bool parse(int argc, char** argv, Args* a) {
       a->quick = true;
     else if (s == "--tests")
       a->tests = split(next());
-    else {
+    else if (s == "--kv") {
+      auto t = parse_kv_type(next());
+      if (!t) {
+        std::fprintf(stderr, "--kv: %s\n", t.error().message.c_str());
+        return false;
+      }
+      a->kv = *t;
+    } else {
       std::fprintf(stderr,
                    "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
-                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep]\n");
+                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32]\n");
       return false;
     }
   }
@@ -156,9 +165,9 @@ struct Result1 {
 };
 
 // Prefill of n tokens into an empty cache, median over repeats.
-double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int repeat) {
+double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int repeat, KvType kv_type) {
   Forward fwd(m, pool, 512);
-  auto kv = KvCache::create(m.config(), n);
+  auto kv = KvCache::create(m.config(), n, kv_type);
   std::vector<float> logits;
   auto tokens = prompt_tokens(n, m.config().n_vocab, n);
   std::vector<double> r;
@@ -177,9 +186,9 @@ double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int repeat) {
 }
 
 // Decode of n tokens (greedy on the logits, one forward each) after `depth` tokens of context.
-double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repeat) {
+double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repeat, KvType kv_type) {
   Forward fwd(m, pool, 512);
-  auto kv = KvCache::create(m.config(), depth + n + 1);
+  auto kv = KvCache::create(m.config(), depth + n + 1, kv_type);
   std::vector<float> logits;
   auto prompt = prompt_tokens(depth, m.config().n_vocab, depth);
   std::vector<double> r;
@@ -214,8 +223,8 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
   if (!a.json) {
     std::printf("%s", describe(cpu).c_str());
-    std::printf("backend: %s; figures are medians of %d runs\n\n", std::string(kernels::default_backend().name()).c_str(),
-                a.repeat);
+    std::printf("backend: %s; KV cache %s; figures are medians of %d runs\n\n",
+                std::string(kernels::default_backend().name()).c_str(), kv_type_name(a.kv), a.repeat);
     std::printf("%-5s %-7s %3s %-8s %6s %6s %9s %8s %9s %6s\n", "model", "weights", "thr", "test", "tokens", "depth",
                 "tok/s", "MB/tok", "read GB/s", "eff");
   }
@@ -253,20 +262,21 @@ int main(int argc, char** argv) {
         const double gbs = bw.ok() ? bw->read_gbs : 0;
         std::vector<Result1> results;
         if (wants(a, "prefill"))
-          for (int n : {128, 512}) results.push_back({"prefill", n, 0, prefill_tok_s(**model, pool, n, a.repeat)});
+          for (int n : {128, 512}) results.push_back({"prefill", n, 0, prefill_tok_s(**model, pool, n, a.repeat, a.kv)});
         if (wants(a, "decode"))
-          results.push_back({"decode", 128, 16, decode_tok_s(**model, pool, a.quick ? 32 : 128, 16, a.repeat)});
+          results.push_back({"decode", 128, 16, decode_tok_s(**model, pool, a.quick ? 32 : 128, 16, a.repeat, a.kv)});
         if (!a.quick && wants(a, "deep"))
-          results.push_back({"decode", 128, 1500, decode_tok_s(**model, pool, 128, 1500, std::max(1, a.repeat / 2))});
+          results.push_back({"decode", 128, 1500, decode_tok_s(**model, pool, 128, 1500, std::max(1, a.repeat / 2), a.kv)});
         for (const auto& r : results) {
           const bool decode = r.test == "decode";
           const double eff = decode && gbs > 0 ? static_cast<double>(bytes) * r.tok_s / (gbs * 1e9) : 0;
           if (a.json) {
             std::printf(
-                "{\"model\":\"%s\",\"weights\":\"%s\",\"threads\":%d,\"amx\":false,\"test\":\"%s\",\"n_tokens\":%d,"
+                "{\"model\":\"%s\",\"weights\":\"%s\",\"kv\":\"%s\",\"threads\":%d,\"amx\":false,\"test\":\"%s\","
+                "\"n_tokens\":%d,"
                 "\"depth\":%d,\"tok_s\":%.2f,\"weight_bytes_per_token\":%llu,\"read_bw_gbs\":%.2f",
-                shape->name.c_str(), weights.c_str(), threads, r.test.c_str(), r.n_tokens, r.depth, r.tok_s,
-                static_cast<unsigned long long>(bytes), gbs);
+                shape->name.c_str(), weights.c_str(), kv_type_name(a.kv), threads, r.test.c_str(), r.n_tokens,
+                r.depth, r.tok_s, static_cast<unsigned long long>(bytes), gbs);
             if (decode) std::printf(",\"efficiency\":%.3f", eff);
             std::printf("}\n");
           } else {

@@ -111,20 +111,22 @@ TEST_CASE("shift_keys: a first-layer key moved by d equals the key computed d po
     std::vector<float> logits;
     REQUIRE(fwd.run(tokens, *a, LogitsFor::kNone, logits).ok());
     REQUIRE(fwd.run(shifted, *b, LogitsFor::kNone, logits).ok());
-    std::vector<float> before(a->k(0, 0, 0), a->k(0, 0, 0) + 16);
+    std::vector<float> before(16);
+    for (int i = 0; i < 16; ++i) before[i] = a->key(0, 0, 0, i);
     fwd.shift_keys(*a, 0, static_cast<int>(tokens.size()), 3);
     const auto& c = (*model)->config();
     double worst = 0, moved = 0;
     for (uint32_t h = 0; h < c.n_head_kv; ++h)
       for (int p = 0; p < static_cast<int>(tokens.size()); ++p)
-        for (uint32_t i = 0; i < c.head_dim_k; ++i) worst = std::max<double>(worst, std::fabs(a->k(0, h, p)[i] - b->k(0, h, p + 3)[i]));
-    for (int i = 0; i < 16; ++i) moved = std::max<double>(moved, std::fabs(before[i] - a->k(0, 0, 0)[i]));
+        for (uint32_t i = 0; i < c.head_dim_k; ++i)
+          worst = std::max<double>(worst, std::fabs(a->key(0, h, p, i) - b->key(0, h, p + 3, i)));
+    for (int i = 0; i < 16; ++i) moved = std::max<double>(moved, std::fabs(before[i] - a->key(0, 0, 0, i)));
     INFO(arch);
     CHECK(worst < 1e-4);
     CHECK(moved > 1e-3);  // the rotation really changed the keys
     // And back: shifting by -3 restores them.
     fwd.shift_keys(*a, 0, static_cast<int>(tokens.size()), -3);
-    for (int i = 0; i < 16; ++i) CHECK(std::fabs(a->k(0, 0, 0)[i] - before[i]) < 1e-4);
+    for (int i = 0; i < 16; ++i) CHECK(std::fabs(a->key(0, 0, 0, i) - before[i]) < 1e-4);
   }
 }
 

@@ -172,9 +172,23 @@ TEST_CASE("engine: sessions are kept per key and the least recently used is evic
 TEST_CASE("engine: the memory cap limits the number of sessions", "[engine]") {
   EngineOptions o;
   o.max_sessions = 8;
-  o.max_cache_mb = 1;  // 2 layers x 2 KV heads x 16 dims x K,V x 4 bytes x 1024 tokens = 0.5 MB
+  o.max_cache_mb = 1;  // 2 layers x 2 KV heads x 16 dims x K,V x 2 bytes x 1024 tokens = 0.25 MB
   test::EngineFixture f(o);
-  CHECK(f.engine->sessions().max_sessions() == 2);
+  CHECK(f.engine->sessions().max_sessions() == 4);
+  o.kv_type = "f32";  // 4 bytes each: 0.5 MB
+  test::EngineFixture f32(o);
+  CHECK(f32.engine->sessions().max_sessions() == 2);
+}
+
+TEST_CASE("engine: an unknown KV cache type fails the load", "[engine]") {
+  test::TempDir dir;
+  REQUIRE(write_synthetic_model(SyntheticModelSpec{}, dir / "m.gguf").ok());
+  EngineOptions o;
+  o.model_path = (dir / "m.gguf").string();
+  o.kv_type = "f64";
+  auto e = load_engine(o);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().message == "unknown KV cache type 'f64' (f32 or f16)");
 }
 
 TEST_CASE("engine: a prompt longer than the context is cut to fit, nearest the cursor kept", "[engine]") {

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "engine/float16.h"
 #include "engine/simd_kernels.h"
 #include "engine/quant.h"
 #include "engine/repack.h"
@@ -254,6 +255,16 @@ std::vector<double> attend_reference(const std::vector<float>& q, const std::vec
   return out;
 }
 
+// Row-major keys (n_pos rows of dk) in KvCache's transposed blocks of 16 positions; the
+// padding of the last block is NaN, which the kernels must read and ignore.
+std::vector<float> block_keys(const std::vector<float>& k, int n_pos, int dk) {
+  const int blocks = (n_pos + 15) / 16;
+  std::vector<float> out(static_cast<size_t>(blocks) * 16 * dk, std::nanf(""));
+  for (int p = 0; p < n_pos; ++p)
+    for (int i = 0; i < dk; ++i) out[static_cast<size_t>(p / 16 * dk + i) * 16 + p % 16] = k[static_cast<size_t>(p) * dk + i];
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("attention and swiglu kernels match their definitions") {
@@ -272,7 +283,8 @@ TEST_CASE("attention and swiglu kernels match their definitions") {
         for (auto& x : v) x = n01(rng);
         std::vector<float> scratch(attend_scratch_floats(1, n_pos, dv)), out(static_cast<size_t>(dv));
         const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
-        k->attend(q.data(), dk, 1, kk.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(), dv);
+        const std::vector<float> kb = block_keys(kk, n_pos, dk);
+        k->attend(q.data(), dk, 1, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(), dv);
         auto want = attend_reference(q, kk, v, n_pos, dk, dv, scale);
         for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(out[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
       }
@@ -313,11 +325,12 @@ TEST_CASE("grouped attention gives every query head what it gets alone") {
           const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
           std::vector<float> scratch(attend_scratch_floats(n_q, n_pos, dv));
           std::vector<float> out(static_cast<size_t>(n_q * out_stride), -7.f);
-          k->attend(q.data(), q_stride, n_q, kk.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(),
+          const std::vector<float> kb = block_keys(kk, n_pos, dk);
+          k->attend(q.data(), q_stride, n_q, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(),
                     out_stride);
           for (int h = 0; h < n_q; ++h) {
             std::vector<float> one(static_cast<size_t>(dv)), s1(attend_scratch_floats(1, n_pos, dv));
-            k->attend(q.data() + h * q_stride, q_stride, 1, kk.data(), v.data(), n_pos, dk, dv, scale, s1.data(),
+            k->attend(q.data() + h * q_stride, q_stride, 1, kb.data(), v.data(), n_pos, dk, dv, scale, s1.data(),
                       one.data(), dv);
             for (int i = 0; i < dv; ++i) REQUIRE(out[h * out_stride + i] == one[i]);
             for (int i = dv; i < out_stride; ++i) REQUIRE(out[h * out_stride + i] == -7.f);  // gaps untouched
@@ -327,6 +340,41 @@ TEST_CASE("grouped attention gives every query head what it gets alone") {
               for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(one[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
             }
           }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("attention over an F16 cache is the F32 kernel over the widened halves, bit for bit") {
+  // The F16 kernels only widen what they load (vcvtph2ps is exact), so over keys and values
+  // that are halves they must give exactly what the float kernels give over the same values.
+  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512}) {
+    const SimdKernels* k = simd_kernels(isa);
+    if (!k) continue;
+    std::mt19937 rng(11);
+    std::normal_distribution<float> n01(0.f, 1.f);
+    for (int dk : {16, 64, 128}) {
+      for (int n_q : {1, 6, 7}) {
+        for (int n_pos : {1, 17, 300}) {
+          INFO(k->name << " dk " << dk << " n_q " << n_q << " n_pos " << n_pos);
+          const int dv = dk;
+          std::vector<float> q(static_cast<size_t>(n_q * dk)), kk(static_cast<size_t>(n_pos * dk)),
+              v(static_cast<size_t>(n_pos * dv));
+          for (auto& x : q) x = 3 * n01(rng);
+          std::vector<uint16_t> v16(v.size());
+          for (size_t i = 0; i < kk.size(); ++i) kk[i] = f16_to_f32(f32_to_f16(n01(rng)));
+          for (size_t i = 0; i < v.size(); ++i) v[i] = f16_to_f32(v16[i] = f32_to_f16(n01(rng)));
+          const std::vector<float> kb = block_keys(kk, n_pos, dk);
+          std::vector<uint16_t> kb16(kb.size());
+          for (size_t i = 0; i < kb.size(); ++i) kb16[i] = f32_to_f16(kb[i]);  // NaN padding stays NaN
+          const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+          std::vector<float> scratch(attend_scratch_floats(n_q, n_pos, dv));
+          std::vector<float> want(static_cast<size_t>(n_q * dv)), got(want.size(), -7.f);
+          k->attend(q.data(), dk, n_q, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), want.data(), dv);
+          k->attend_f16(q.data(), dk, n_q, kb16.data(), v16.data(), n_pos, dk, dv, scale, scratch.data(), got.data(),
+                        dv);
+          REQUIRE(got == want);
         }
       }
     }

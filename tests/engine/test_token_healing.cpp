@@ -200,7 +200,7 @@ Reference reference_decode(const std::vector<TokenId>& prompt, std::string_view 
   auto fim = find_fim_tokens(tok);
   REQUIRE(fim.ok());
   ThreadPool pool(1);
-  auto session = Session::create(**model, pool, 1024);
+  auto session = Session::create(**model, pool, 1024, *parse_kv_type(EngineOptions{}.kv_type));  // the engine's
   REQUIRE(session.ok());
   for (size_t pos = 0; pos < prompt.size(); pos += 64) {
     const size_t n = std::min<size_t>(64, prompt.size() - pos);

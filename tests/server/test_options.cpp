@@ -119,6 +119,17 @@ TEST_CASE("options: decoding ahead of the cursor", "[options]") {
   CHECK_FALSE(parse({"lsp", "--ahead-tokens", "5000"}));
 }
 
+TEST_CASE("options: --kv-type", "[options]") {
+  CHECK(parse({"lsp"})->kv_type == "f16");
+  auto f32 = parse({"generate", "--kv-type", "f32"});
+  REQUIRE(f32);
+  CHECK(f32->kv_type == "f32");
+  auto bad = parse({"lsp", "--kv-type", "f8"});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message == "--kv-type: unknown KV cache type 'f8' (f32 or f16)");
+  CHECK_FALSE(parse({"tokenize", "--kv-type", "f32"}));  // not an engine run
+}
+
 TEST_CASE("options: token healing on or off", "[options]") {
   CHECK(parse({"lsp"})->token_healing);
   auto off = parse({"lsp", "--token-healing", "off"});

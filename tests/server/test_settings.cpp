@@ -93,6 +93,20 @@ TEST_CASE("settings: tokenHealing turns token healing off and on", "[settings]")
   CHECK(o.token_healing);
 }
 
+TEST_CASE("settings: kvType chooses the KV cache's elements and reloads the engine", "[settings]") {
+  Options o;
+  CHECK(engine_options(o).kv_type == "f16");  // the default
+  Options before = o;
+  REQUIRE(apply_settings(o, json::parse(R"({"kvType":"f32"})")));
+  CHECK(engine_options(o).kv_type == "f32");
+  CHECK(engine_changed(before, o));
+  Status bad = apply_settings(o, json::parse(R"({"kvType":"q4"})"));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message == "kvType: unknown KV cache type 'q4' (f32 or f16)");
+  CHECK_FALSE(apply_settings(o, json::parse(R"({"kvType":16})")));
+  CHECK(o.kv_type == "f32");  // a refused setting keeps the old value
+}
+
 TEST_CASE("settings: remote backend keys; a change of backend re-creates it", "[settings]") {
   Options o;
   Options before = o;

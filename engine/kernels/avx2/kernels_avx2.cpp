@@ -90,25 +90,6 @@ struct V {
   static F add_f(F a, F b) { return _mm256_add_ps(a, b); }
   static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
   static F fnmadd(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
-  // out[k] = the 16 lanes of key k (acc[2k] = lanes 0-7, acc[2k+1] = lanes 8-15) summed by
-  // halving (w = 8, 4, 2, 1), for 16 keys at once with the additions reduce16 would do.
-  static void reduce16_keys(const F* acc, float* out) {
-    F s1[16], s2[8], s3[4];
-    for (int k = 0; k < 16; ++k) s1[k] = _mm256_add_ps(acc[2 * k], acc[2 * k + 1]);  // w = 8
-    for (int i = 0; i < 8; ++i)  // w = 4: half h holds key 2i + h
-      s2[i] = _mm256_add_ps(_mm256_permute2f128_ps(s1[2 * i], s1[2 * i + 1], 0x20),
-                            _mm256_permute2f128_ps(s1[2 * i], s1[2 * i + 1], 0x31));
-    for (int i = 0; i < 4; ++i)  // w = 2: half h lanes 0-1 key 4i + h, lanes 2-3 key 4i + 2 + h
-      s3[i] = _mm256_add_ps(_mm256_shuffle_ps(s2[2 * i], s2[2 * i + 1], 0x44),
-                            _mm256_shuffle_ps(s2[2 * i], s2[2 * i + 1], 0xEE));
-    // w = 1: vector i lane 4h + j holds key 8i + 2j + h; permute to lane k = key 8i + k.
-    const __m256i idx = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    for (int i = 0; i < 2; ++i) {
-      const F sums = _mm256_add_ps(_mm256_shuffle_ps(s3[2 * i], s3[2 * i + 1], 0x88),
-                                   _mm256_shuffle_ps(s3[2 * i], s3[2 * i + 1], 0xDD));
-      _mm256_storeu_ps(out + 8 * i, _mm256_permutevar8x32_ps(sums, idx));
-    }
-  }
   static void store(float* y, F v, int n) {
     if (n == kLanes) {
       _mm256_storeu_ps(y, v);
@@ -129,6 +110,11 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
 
 void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,
             int dv, float scale, float* scratch, float* out, int64_t out_stride) {
+  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
+}
+
+void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values, int n_pos,
+                int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride) {
   simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
 }
 

@@ -71,25 +71,6 @@ struct V {
   static F add_f(F a, F b) { return _mm512_add_ps(a, b); }
   static F fmadd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
   static F fnmadd(F a, F b, F c) { return _mm512_fnmadd_ps(a, b, c); }
-  // out[k] = the 16 lanes of acc[k] summed by halving (lane j += lane j + w for w = 8, 4,
-  // 2, 1), for 16 keys at once: each step adds pairs of half-vectors of two keys, so every
-  // key's sum is formed by the very additions reduce16 would do, in a quarter of the work.
-  static void reduce16_keys(const F* acc, float* out) {
-    F s1[8], s2[4], s3[2];
-    for (int i = 0; i < 8; ++i)  // w = 8: key 2i in lanes 0-7, key 2i+1 in lanes 8-15
-      s1[i] = _mm512_add_ps(_mm512_shuffle_f32x4(acc[2 * i], acc[2 * i + 1], 0x44),
-                            _mm512_shuffle_f32x4(acc[2 * i], acc[2 * i + 1], 0xEE));
-    for (int i = 0; i < 4; ++i)  // w = 4: 128-bit chunk m holds key 4i + m
-      s2[i] = _mm512_add_ps(_mm512_shuffle_f32x4(s1[2 * i], s1[2 * i + 1], 0x88),
-                            _mm512_shuffle_f32x4(s1[2 * i], s1[2 * i + 1], 0xDD));
-    for (int i = 0; i < 2; ++i)  // w = 2: chunk m lanes 0-1 key 8i + m, lanes 2-3 key 8i + 4 + m
-      s3[i] = _mm512_add_ps(_mm512_shuffle_ps(s2[2 * i], s2[2 * i + 1], 0x44),
-                            _mm512_shuffle_ps(s2[2 * i], s2[2 * i + 1], 0xEE));
-    // w = 1: lane 4m + j holds key 4j + m; permute to lane k = key k.
-    const F sums = _mm512_add_ps(_mm512_shuffle_ps(s3[0], s3[1], 0x88), _mm512_shuffle_ps(s3[0], s3[1], 0xDD));
-    const __m512i idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    _mm512_storeu_ps(out, _mm512_permutexvar_ps(idx, sums));
-  }
   static void store(float* y, F v, int n) {
     if (n == kLanes)
       _mm512_storeu_ps(y, v);
@@ -107,6 +88,11 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
 
 void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,
             int dv, float scale, float* scratch, float* out, int64_t out_stride) {
+  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
+}
+
+void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values, int n_pos,
+                int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride) {
   simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
 }
 

@@ -5,9 +5,8 @@
 // exponential (range reduction to 2^n * e^r, |r| <= ln2/2, a degree-6 polynomial;
 // relative error ~2e-7, like ggml's own SIMD expf).
 //
-// V additionally provides: loadf(p), storef(p, v), maxf, minf, subf, divf, reduce_add(v), reduce_max(v),
-// round_nearest(v), scale_pow2(p, n) (p * 2^n for integral n in [-126, 128]) and
-// reduce16_keys(acc, out) (16 keys' 16-lane sums by halving, see attend).
+// V additionally provides: loadf(p), half_to_float(p) (L halves), storef(p, v), maxf, minf, subf, divf, reduce_add(v), reduce_max(v),
+// round_nearest(v) and scale_pow2(p, n) (p * 2^n for integral n in [-126, 128]).
 #pragma once
 
 #include <cmath>
@@ -20,6 +19,10 @@ template <class V>
 struct FloatImpl {
   using F = typename V::F;
   static constexpr int L = V::kLanes;
+
+  // L cached keys or values as floats: float as is, F16 (an F16 KV cache) widened exactly.
+  static F load(const float* p) { return V::loadf(p); }
+  static F load(const uint16_t* p) { return V::half_to_float(p); }
 
   // e^x for every lane: x clamped to the float range of e^x, then e^x = 2^n * e^r with
   // n = round(x / ln2), r = x - n ln2 (ln2 in two parts for precision), e^r by Taylor
@@ -38,8 +41,12 @@ struct FloatImpl {
   // Attention of n_q query heads that share one key/value head (grouped-query attention;
   // n_q = 1 for plain multi-head): out_h[0..dv) = softmax over p < n_pos of
   // (scale * q_h . k_p), weighted sum of v_p, for q_h = q + h * q_stride and
-  // out_h = out + h * out_stride. keys and values are n_pos rows of dk / dv floats, dk and dv
-  // multiples of 16 (the caller checks); scratch holds attend_scratch_floats(n_q, n_pos, dv).
+  // out_h = out + h * out_stride. T: float, or uint16_t for an F16 cache (IEEE halves). keys
+  // are in KvCache's transposed blocks of 16 positions
+  // (dimension i of key p at keys[(p / 16 * dk + i) * 16 + p % 16], ceil(n_pos / 16)
+  // whole blocks: the padding lanes are read, their scores dropped); values are n_pos rows
+  // of dv floats; dk and dv multiples of 16 (the caller checks); scratch holds
+  // attend_scratch_floats(n_q, n_pos, dv).
   //
   // The keys and values are streamed from memory once for the whole group: every block of
   // 16 keys and every chunk of value rows is used by all n_q heads while it sits in L1
@@ -47,18 +54,18 @@ struct FloatImpl {
   // Sums are formed the way ggml's AVX-512 code forms them (16 float lanes, lane i % 16,
   // fused multiply-adds, halving reduction), so the results track llama.cpp's to float
   // rounding of the exp alone, and a head's result is bit for bit the same for any n_q.
-  static void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos,
-                     int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride) {
+  template <class T>
+  static void attend(const float* q, int64_t q_stride, int n_q, const T* keys, const T* values, int n_pos, int dk,
+                     int dv, float scale, float* scratch, float* out, int64_t out_stride) {
     float* part = scratch;                                      // n_q x 16 x dv partial rows
     float* scores = part + static_cast<int64_t>(n_q) * 16 * dv;  // n_q x n_pos
-    float* maxima = scores + static_cast<int64_t>(n_q) * n_pos;  // n_q
     if (dk == 64)
-      score_keys<64>(q, q_stride, n_q, keys, n_pos, 64, scale, scores, maxima);
+      score_keys<64>(q, q_stride, n_q, keys, n_pos, 64, scale, scores);
     else if (dk == 128)
-      score_keys<128>(q, q_stride, n_q, keys, n_pos, 128, scale, scores, maxima);
+      score_keys<128>(q, q_stride, n_q, keys, n_pos, 128, scale, scores);
     else
-      score_keys<0>(q, q_stride, n_q, keys, n_pos, dk, scale, scores, maxima);
-    for (int h = 0; h < n_q; ++h) softmax_row(scores + static_cast<int64_t>(h) * n_pos, n_pos, maxima[h]);
+      score_keys<0>(q, q_stride, n_q, keys, n_pos, dk, scale, scores);
+    for (int h = 0; h < n_q; ++h) softmax_row(scores + static_cast<int64_t>(h) * n_pos, n_pos);
     // out_h[i] = sum_p scores_h[p] v_p[i] with position p in lane p % 16: 16 partial rows
     // per head, then added by halving. Lane by lane, a slice of up to 4 vectors of the
     // value rows is loaded once and used by a block of heads whose sums stay in registers.
@@ -82,56 +89,48 @@ struct FloatImpl {
     }
   }
 
-  // scores[h * n_pos + p] = scale * (q_h . k_p) for every head and position, maxima[h] their
-  // maximum. Blocks of 16 keys: 16 independent FMA chains per head, then one shared
-  // transposing reduction (V::reduce16_keys) instead of 16 horizontal sums; the block (a
-  // few KB) stays in L1 while every head of the group uses it. DK: dk if known (64, 128:
-  // the key offsets become constants), else 0.
-  template <int DK>
-  static void score_keys(const float* q, int64_t q_stride, int n_q, const float* keys, int n_pos, int dk_runtime,
-                         float scale, float* scores, float* maxima) {
+  // scores[h * n_pos + p] = scale * (q_h . k_p) for every head and position. A block of 16
+  // keys (dk x 16 floats, a few KB) stays in L1 while every head of the group uses it. In
+  // the transposed block one dimension of the 16 keys is one row of vectors, so lane j of
+  // the dot products (dimensions i = j mod 16) is an FMA chain acc[j] += q[i] * row i, and
+  // the 16 lanes are added by halving with plain vector adds: each key's sum is formed in
+  // exactly the order of a 16-lane dot product of its row (ops::lane_dot). DK: dk if known
+  // (64, 128: the key offsets become constants), else 0.
+  template <int DK, class T>
+  static void score_keys(const float* q, int64_t q_stride, int n_q, const T* keys, int n_pos, int dk_runtime,
+                         float scale, float* scores) {
     const int dk = DK ? DK : dk_runtime;
-    constexpr int kVecs = 16 / L;  // vectors per 16 lanes
+    constexpr int kVecs = 16 / L;  // vectors per 16 keys
     const F vscale = V::set1f(scale);
-    for (int h = 0; h < n_q; ++h) maxima[h] = -INFINITY;
-    int p0 = 0;
-    for (; p0 + 16 <= n_pos; p0 += 16) {
-      const float* kb = keys + static_cast<int64_t>(p0) * dk;
+    for (int p0 = 0; p0 < n_pos; p0 += 16) {
+      const T* kb = keys + static_cast<int64_t>(p0) * dk;
+      const int n_keys = n_pos - p0 < 16 ? n_pos - p0 : 16;
       for (int h = 0; h < n_q; ++h) {
         const float* qh = q + h * q_stride;
         float* sh = scores + static_cast<int64_t>(h) * n_pos + p0;
-        F acc[16 * kVecs];
-        for (int j = 0; j < 16 * kVecs; ++j) acc[j] = V::zero_f();
-        for (int i = 0; i < dk; i += 16)
-          for (int j = 0; j < kVecs; ++j) {
-            const F qv = V::loadf(qh + i + j * L);
-            const float* kp = kb + i + j * L;
+        alignas(64) float block[16];
+        for (int kv = 0; kv < kVecs; ++kv) {
+          F acc[16];
+          _Pragma("GCC unroll 16")
+          for (int j = 0; j < 16; ++j) acc[j] = V::zero_f();
+          for (int i = 0; i < dk; i += 16)
             _Pragma("GCC unroll 16")
-            for (int key = 0; key < 16; ++key)
-              acc[key * kVecs + j] = V::fmadd(V::loadf(kp + static_cast<int64_t>(key) * dk), qv, acc[key * kVecs + j]);
-          }
-        V::reduce16_keys(acc, sh);
-        F mx = V::set1f(maxima[h]);
-        for (int j = 0; j < 16; j += L) {
-          const F sv = V::mul(V::loadf(sh + j), vscale);
-          V::storef(sh + j, sv);
-          mx = V::maxf(mx, sv);
+            for (int j = 0; j < 16; ++j)
+              acc[j] = V::fmadd(load(kb + (i + j) * 16 + kv * L), V::set1f(qh[i + j]), acc[j]);
+          _Pragma("GCC unroll 8")
+          for (int j = 0; j < 8; ++j) acc[j] = V::add_f(acc[j], acc[j + 8]);
+          _Pragma("GCC unroll 4")
+          for (int j = 0; j < 4; ++j) acc[j] = V::add_f(acc[j], acc[j + 4]);
+          _Pragma("GCC unroll 2")
+          for (int j = 0; j < 2; ++j) acc[j] = V::add_f(acc[j], acc[j + 2]);
+          const F sums = V::mul(V::add_f(acc[0], acc[1]), vscale);
+          if (n_keys == 16)
+            V::storef(sh + kv * L, sums);
+          else
+            V::storef(block + kv * L, sums);
         }
-        maxima[h] = V::reduce_max(mx);
-      }
-    }
-    for (int p = p0; p < n_pos; ++p) {
-      const float* k = keys + static_cast<int64_t>(p) * dk;
-      for (int h = 0; h < n_q; ++h) {
-        const float* qh = q + h * q_stride;
-        F acc[kVecs];
-        for (int j = 0; j < kVecs; ++j) acc[j] = V::zero_f();
-        for (int i = 0; i < dk; i += 16)
-          for (int j = 0; j < kVecs; ++j)
-            acc[j] = V::fmadd(V::loadf(k + i + j * L), V::loadf(qh + i + j * L), acc[j]);
-        const float s = reduce16(acc) * scale;
-        scores[static_cast<int64_t>(h) * n_pos + p] = s;
-        maxima[h] = s > maxima[h] ? s : maxima[h];
+        if (n_keys < 16)
+          for (int k = 0; k < n_keys; ++k) sh[k] = block[k];
       }
     }
   }
@@ -141,12 +140,13 @@ struct FloatImpl {
   static constexpr int kHeadBlock[5] = {0, kAccRegs < 7 ? kAccRegs : 7, kAccRegs / 2 < 7 ? kAccRegs / 2 : 7,
                                         kAccRegs / 3 < 7 ? kAccRegs / 3 : 7, kAccRegs / 4 < 7 ? kAccRegs / 4 : 7};
 
-  static void lane_sums(int nv, int hb, const float* w, int n_pos, const float* v, int lane, int stride, float* out,
+  template <class T>
+  static void lane_sums(int nv, int hb, const float* w, int n_pos, const T* v, int lane, int stride, float* out,
                         int64_t out_head_stride) {
     switch (nv * 8 + hb) {
 #define WAFER_LANE_SUMS(NV, HB) \
   case NV * 8 + HB:             \
-    if constexpr (HB <= kHeadBlock[NV]) lane_sums_t<NV, HB>(w, n_pos, v, lane, stride, out, out_head_stride); \
+    if constexpr (HB <= kHeadBlock[NV]) lane_sums_t<NV, HB, T>(w, n_pos, v, lane, stride, out, out_head_stride); \
     return;
 #define WAFER_LANE_SUMS_NV(NV) \
   WAFER_LANE_SUMS(NV, 1) WAFER_LANE_SUMS(NV, 2) WAFER_LANE_SUMS(NV, 3) WAFER_LANE_SUMS(NV, 4) \
@@ -161,8 +161,8 @@ struct FloatImpl {
   // For HB heads (weights w + h * n_pos) and one lane: out[h * out_head_stride + 0..NV*L)
   // = sum over p = lane, lane + 16, ... < n_pos of w_h[p] * v[p * stride + 0..NV*L), in
   // order of p, the HB * NV sums in registers: each value row slice is loaded once.
-  template <int NV, int HB>
-  static void lane_sums_t(const float* w, int n_pos, const float* v, int lane, int stride, float* out,
+  template <int NV, int HB, class T>
+  static void lane_sums_t(const float* w, int n_pos, const T* v, int lane, int stride, float* out,
                           int64_t out_head_stride) {
     F acc[HB][NV];
     _Pragma("GCC unroll 8")
@@ -170,10 +170,10 @@ struct FloatImpl {
       _Pragma("GCC unroll 4")
       for (int j = 0; j < NV; ++j) acc[h][j] = V::zero_f();
     for (int p = lane; p < n_pos; p += 16) {
-      const float* row = v + static_cast<int64_t>(p) * stride;
+      const T* row = v + static_cast<int64_t>(p) * stride;
       F vr[NV];
       _Pragma("GCC unroll 4")
-      for (int j = 0; j < NV; ++j) vr[j] = V::loadf(row + j * L);
+      for (int j = 0; j < NV; ++j) vr[j] = load(row + j * L);
       _Pragma("GCC unroll 8")
       for (int h = 0; h < HB; ++h) {
         const F wp = V::set1f(w[static_cast<int64_t>(h) * n_pos + p]);
@@ -187,13 +187,17 @@ struct FloatImpl {
       for (int j = 0; j < NV; ++j) V::storef(out + h * out_head_stride + j * L, acc[h][j]);
   }
 
-  // scores[0..n) = exp(scores - mx) / their sum (the sum in float, applied as one
+  // scores[0..n) = exp(scores - max) / their sum (the sum in float, applied as one
   // multiplication by its inverse).
-  static void softmax_row(float* scores, int n, float mx) {
+  static void softmax_row(float* scores, int n) {
+    F vm = V::set1f(-INFINITY);
+    int p = 0;
+    for (; p + L <= n; p += L) vm = V::maxf(vm, V::loadf(scores + p));
+    float mx = V::reduce_max(vm);
+    for (; p < n; ++p) mx = scores[p] > mx ? scores[p] : mx;
     const F vmax = V::set1f(mx);
     F vsum = V::zero_f();
-    int p = 0;
-    for (; p + L <= n; p += L) {
+    for (p = 0; p + L <= n; p += L) {
       F e = exp(V::subf(V::loadf(scores + p), vmax));
       V::storef(scores + p, e);
       vsum = V::add_f(vsum, e);
@@ -206,15 +210,6 @@ struct FloatImpl {
     const F inv = V::set1f(1.0f / sum);
     for (p = 0; p + L <= n; p += L) V::storef(scores + p, V::mul(V::loadf(scores + p), inv));
     for (; p < n; ++p) scores[p] *= 1.0f / sum;
-  }
-
-  // The 16 lanes held in 16 / L vectors, summed by halving (lane j += lane j + width).
-  static float reduce16(const F* acc) {
-    alignas(64) float lanes[16];
-    for (int j = 0; j < 16 / L; ++j) V::storef(lanes + j * L, acc[j]);
-    for (int width = 8; width >= 1; width /= 2)
-      for (int j = 0; j < width; ++j) lanes[j] += lanes[j + width];
-    return lanes[0];
   }
 
   // g[i] = silu(g[i]) * u[i] = g / (1 + e^-g) * u.
