@@ -96,7 +96,7 @@ int run_generate(const Options& o) {
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ThreadPool pool(threads);
   const int n_ctx = std::min<int>(o.context, static_cast<int>(std::max<uint32_t>(c.context_length, 16)));
-  auto session = Session::create(**model, pool, n_ctx);
+  auto session = Session::create(**model, pool, n_ctx, *parse_kv_type(o.kv_type));  // checked by the parser
   if (!session) return fail(session.error().message);
 
   nlohmann::json positions = nlohmann::json::array();
