@@ -82,9 +82,10 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     for (int t = 0; t < n; ++t)
       ops::rms_norm(x_.data() + t * embd, L.attn_norm.data(), xn_.data() + t * embd, embd, c.norm_eps);
     in_xn_.reset(xn_.data(), n, embd);
-    matmul(L.wq, in_xn_, q_.data(), q_dim);
-    matmul(L.wk, in_xn_, k_.data(), k_dim);
-    matmul(L.wv, in_xn_, v_.data(), v_dim);
+    const kernels::MatmulJob qkv[] = {{&L.wq, q_.data(), static_cast<int64_t>(q_dim)},
+                                      {&L.wk, k_.data(), static_cast<int64_t>(k_dim)},
+                                      {&L.wv, v_.data(), static_cast<int64_t>(v_dim)}};
+    model_.backend().matmul_many(qkv, in_xn_, pool_);
     add_bias(q_.data(), L.bq, n, q_dim);
     add_bias(k_.data(), L.bk, n, k_dim);
     add_bias(v_.data(), L.bv, n, v_dim);
@@ -108,8 +109,9 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     for (int t = 0; t < n; ++t)
       ops::rms_norm(x_.data() + t * embd, L.ffn_norm.data(), xn_.data() + t * embd, embd, c.norm_eps);
     in_xn_.reset(xn_.data(), n, embd);
-    matmul(L.w_gate, in_xn_, gate_.data(), ff);
-    matmul(L.w_up, in_xn_, up_.data(), ff);
+    const kernels::MatmulJob gate_up[] = {{&L.w_gate, gate_.data(), static_cast<int64_t>(ff)},
+                                          {&L.w_up, up_.data(), static_cast<int64_t>(ff)}};
+    model_.backend().matmul_many(gate_up, in_xn_, pool_);
     swiglu(n * ff);
     in_ff_.reset(gate_.data(), n, ff);
     matmul(L.w_down, in_ff_, proj_.data(), embd);

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -91,6 +92,13 @@ class ActivationSet {
   std::vector<Converted> converted_;
 };
 
+// One output of matmul_many: out[t * stride + r] = dot(row r of *w, activation t).
+struct MatmulJob {
+  const PackedMatrix* w;
+  float* out;
+  int64_t stride;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -104,6 +112,14 @@ class Backend {
   // x.cols() must equal w.view.cols.
   virtual void matmul(const PackedMatrix& w, ActivationSet& x, float* out, int64_t out_stride,
                       ThreadPool& pool) const = 0;
+
+  // Several matrices over the same activations (the Q, K and V projections; gate and up).
+  // A backend may run them as one parallel step (one barrier instead of one per matrix,
+  // each thread still owning the same rows of every matrix); this default runs them one
+  // after the other. Results are those of matmul() for each job.
+  virtual void matmul_many(std::span<const MatmulJob> jobs, ActivationSet& x, ThreadPool& pool) const {
+    for (const MatmulJob& j : jobs) matmul(*j.w, x, j.out, j.stride, pool);
+  }
 
   // The SIMD float kernels (attention, SwiGLU) that go with this backend, or nullptr for
   // the scalar reference (the forward pass then uses its own scalar loops).

@@ -43,22 +43,40 @@ class SimdBackend final : public Backend {
 
   void matmul(const PackedMatrix& w, ActivationSet& x, float* out, int64_t out_stride,
               ThreadPool& pool) const override {
-    if (w.layout != kPanelLayout) return scalar_backend().matmul(w, x, out, out_stride, pool);
+    const MatmulJob job{&w, out, out_stride};
+    matmul_many(std::span<const MatmulJob>(&job, 1), x, pool);
+  }
+
+  // The jobs in one parallel step when all are panel matrices reading the same activation
+  // format (the same quantized copy); otherwise one by one.
+  void matmul_many(std::span<const MatmulJob> jobs, ActivationSet& x, ThreadPool& pool) const override {
+    bool together = true;
+    for (const MatmulJob& j : jobs)
+      together = together && j.w->layout == kPanelLayout && j.w->act == jobs[0].w->act &&
+                 j.w->view.type == jobs[0].w->view.type;
+    if (!together) {
+      for (const MatmulJob& j : jobs) {
+        if (j.w->layout != kPanelLayout)
+          scalar_backend().matmul(*j.w, x, j.out, j.stride, pool);
+        else
+          matmul_many(std::span<const MatmulJob>(&j, 1), x, pool);
+      }
+      return;
+    }
+    const PackedMatrix& w0 = *jobs[0].w;
     const int n = x.rows();
     const int threads = pool.size();
-    ActivationSet::Converted& c = x.slot(w.act);
+    ActivationSet::Converted& c = x.slot(w0.act);
     if (!c.valid) {
-      const size_t need = quantized_acts_bytes(w.view.type, x.cols(), n);
+      const size_t need = quantized_acts_bytes(w0.view.type, x.cols(), n);
       if (c.bytes.size() < need) c.bytes.resize(need);  // grows to the high-water mark, then reused
-      c.row_bytes = *row_bytes(w.act.type, static_cast<uint64_t>(x.cols()));
+      c.row_bytes = *row_bytes(w0.act.type, static_cast<uint64_t>(x.cols()));
     }
-    const QuantizedActs view = acts_view(w.view.type, n, x.cols(), c.bytes.data());
-    const ::wafer::PackedMatrix pm{w.view.type, w.view.rows, w.view.cols, w.data};
-    const int64_t panels = pm.panels();
+    const QuantizedActs view = acts_view(w0.view.type, n, x.cols(), c.bytes.data());
     const bool convert = !c.valid;
     // One parallel step: tokens quantized by their owners, then (after the barrier
-    // inside a second run) each thread's slice of panels. Decode (n == 1) quantizes on
-    // the calling thread and needs a single run.
+    // inside a second run) each thread's slice of panels of every matrix. Decode (n == 1)
+    // quantizes on the calling thread and needs a single run.
     if (convert && n > 1) {
       pool.run([&](int t) {
         const Slice s = thread_slice(n, t, threads);
@@ -69,8 +87,11 @@ class SimdBackend final : public Backend {
     }
     c.valid = true;
     pool.run([&](int t) {
-      const Slice s = thread_slice(panels, t, threads);
-      if (s.begin < s.end) k_.matmul(pm, view, out, out_stride, s.begin, s.end);
+      for (const MatmulJob& j : jobs) {
+        const ::wafer::PackedMatrix pm{j.w->view.type, j.w->view.rows, j.w->view.cols, j.w->data};
+        const Slice s = thread_slice(pm.panels(), t, threads);
+        if (s.begin < s.end) k_.matmul(pm, view, j.out, j.stride, s.begin, s.end);
+      }
     });
   }
 
