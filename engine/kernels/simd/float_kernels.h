@@ -60,11 +60,11 @@ struct FloatImpl {
     float* part = scratch;                                      // n_q x 16 x dv partial rows
     float* scores = part + static_cast<int64_t>(n_q) * 16 * dv;  // n_q x n_pos
     if (dk == 64)
-      score_keys<64>(q, q_stride, n_q, keys, n_pos, 64, scale, scores);
+      score_keys<64>(q, q_stride, n_q, keys, values, n_pos, 64, dv, scale, scores);
     else if (dk == 128)
-      score_keys<128>(q, q_stride, n_q, keys, n_pos, 128, scale, scores);
+      score_keys<128>(q, q_stride, n_q, keys, values, n_pos, 128, dv, scale, scores);
     else
-      score_keys<0>(q, q_stride, n_q, keys, n_pos, dk, scale, scores);
+      score_keys<0>(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scores);
     for (int h = 0; h < n_q; ++h) softmax_row(scores + static_cast<int64_t>(h) * n_pos, n_pos);
     // out_h[i] = sum_p scores_h[p] v_p[i] with position p in lane p % 16: 16 partial rows
     // per head, then added by halving. Lane by lane, a slice of up to 4 vectors of the
@@ -97,14 +97,20 @@ struct FloatImpl {
   // exactly the order of a 16-lane dot product of its row (ops::lane_dot). DK: dk if known
   // (64, 128: the key offsets become constants), else 0.
   template <int DK, class T>
-  static void score_keys(const float* q, int64_t q_stride, int n_q, const T* keys, int n_pos, int dk_runtime,
-                         float scale, float* scores) {
+  static void score_keys(const float* q, int64_t q_stride, int n_q, const T* keys, const T* values, int n_pos,
+                         int dk_runtime, int dv, float scale, float* scores) {
     const int dk = DK ? DK : dk_runtime;
+    const int64_t value_block_bytes = static_cast<int64_t>(16) * dv * sizeof(T);
     constexpr int kVecs = 16 / L;  // vectors per 16 keys
     const F vscale = V::set1f(scale);
     for (int p0 = 0; p0 < n_pos; p0 += 16) {
       const T* kb = keys + static_cast<int64_t>(p0) * dk;
       const int n_keys = n_pos - p0 < 16 ? n_pos - p0 : 16;
+      // The value rows of these 16 positions, towards L2 while the scores are computed:
+      // the weighted sum reads them lane by lane (every 16th row), which the hardware
+      // prefetcher follows poorly from memory.
+      const char* vb = reinterpret_cast<const char*>(values + static_cast<int64_t>(p0) * dv);
+      for (int64_t off = 0; off < value_block_bytes * n_keys / 16; off += 64) __builtin_prefetch(vb + off, 0, 2);
       for (int h = 0; h < n_q; ++h) {
         const float* qh = q + h * q_stride;
         float* sh = scores + static_cast<int64_t>(h) * n_pos + p0;
