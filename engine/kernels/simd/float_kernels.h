@@ -5,8 +5,9 @@
 // exponential (range reduction to 2^n * e^r, |r| <= ln2/2, a degree-6 polynomial;
 // relative error ~2e-7, like ggml's own SIMD expf).
 //
-// V additionally provides: loadf(p), half_to_float(p) (L halves), storef(p, v), maxf, minf, subf, divf, reduce_add(v), reduce_max(v),
-// round_nearest(v) and scale_pow2(p, n) (p * 2^n for integral n in [-126, 128]).
+// V additionally provides: loadf(p), half_to_float(p) (L halves), storef(p, v), maxf, minf,
+// subf, divf, reduce_add(v), reduce_max(v), round_nearest(v) and scale_pow2(p, n) (p * 2^n
+// for integral n in [-126, 128]).
 #pragma once
 
 #include <cmath>
@@ -45,7 +46,7 @@ struct FloatImpl {
   // are in KvCache's transposed blocks of 16 positions
   // (dimension i of key p at keys[(p / 16 * dk + i) * 16 + p % 16], ceil(n_pos / 16)
   // whole blocks: the padding lanes are read, their scores dropped); values are n_pos rows
-  // of dv floats; dk and dv multiples of 16 (the caller checks); scratch holds
+  // of dv elements; dk and dv multiples of 16 (the caller checks); scratch holds
   // attend_scratch_floats(n_q, n_pos, dv).
   //
   // The keys and values are streamed from memory once for the whole group: every block of
