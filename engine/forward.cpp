@@ -68,6 +68,7 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
   grow(proj_, n * embd);
   grow(rope_, static_cast<size_t>(n) * c.n_rot);
 
+  StepClock clock(profile_);
   for (int t = 0; t < n; ++t) model_.embed(tokens[t], x_.data() + t * embd);
   const float freq_scale = c.rope_scaling.type == "linear" ? 1.0f / c.rope_scaling.factor : 1.0f;
   const int half_rot = static_cast<int>(c.n_rot / 2);
@@ -85,7 +86,9 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     const kernels::MatmulJob qkv[] = {{&L.wq, q_.data(), static_cast<int64_t>(q_dim)},
                                       {&L.wk, k_.data(), static_cast<int64_t>(k_dim)},
                                       {&L.wv, v_.data(), static_cast<int64_t>(v_dim)}};
+    clock.lap(StepProfile::kOther);
     model_.backend().matmul_many(qkv, in_xn_, pool_);
+    clock.lap(StepProfile::kQkv);
     add_bias(q_.data(), L.bq, n, q_dim);
     add_bias(k_.data(), L.bk, n, k_dim);
     add_bias(v_.data(), L.bv, n, v_dim);
@@ -100,9 +103,12 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
         kv.set_value(static_cast<int>(l), static_cast<int>(h), pos0 + t, v_.data() + t * v_dim + h * c.head_dim_v);
       }
     }
+    clock.lap(StepProfile::kRopeKv);
     attention(static_cast<int>(l), n, pos0, kv);
+    clock.lap(StepProfile::kAttention);
     in_att_.reset(att_.data(), n, att_dim);
     matmul(L.wo, in_att_, proj_.data(), embd);
+    clock.lap(StepProfile::kWo);
     for (size_t i = 0; i < n * embd; ++i) x_[i] += proj_[i];
 
     // Feed-forward block.
@@ -111,13 +117,18 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     in_xn_.reset(xn_.data(), n, embd);
     const kernels::MatmulJob gate_up[] = {{&L.w_gate, gate_.data(), static_cast<int64_t>(ff)},
                                           {&L.w_up, up_.data(), static_cast<int64_t>(ff)}};
+    clock.lap(StepProfile::kOther);
     model_.backend().matmul_many(gate_up, in_xn_, pool_);
+    clock.lap(StepProfile::kGateUp);
     swiglu(n * ff);
+    clock.lap(StepProfile::kSwiglu);
     in_ff_.reset(gate_.data(), n, ff);
     matmul(L.w_down, in_ff_, proj_.data(), embd);
+    clock.lap(StepProfile::kDown);
     for (size_t i = 0; i < n * embd; ++i) x_[i] += proj_[i];
   }
   kv.append(n);
+  clock.lap(StepProfile::kOther);
 
   if (!logits_all && !logits_last) return;
   const int first = logits_all ? 0 : n - 1;
@@ -126,7 +137,9 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     ops::rms_norm(x_.data() + t * embd, model_.output_norm().data(), xn_.data() + (t - first) * embd, embd,
                   c.norm_eps);
   in_out_.reset(xn_.data(), rows, embd);
+  clock.lap(StepProfile::kOther);
   matmul(model_.output(), in_out_, logits.data() + logits_offset, c.n_vocab);
+  clock.lap(StepProfile::kOutput);
 }
 
 void Forward::swiglu(size_t count) {

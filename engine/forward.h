@@ -24,6 +24,7 @@
 #include "engine/kv_cache.h"
 #include "engine/model.h"
 #include "engine/result.h"
+#include "engine/step_profile.h"
 #include "engine/threadpool.h"
 
 namespace wafer {
@@ -45,6 +46,9 @@ class Forward {
   // positions further on (RoPE composes: rotating by delta more is the rotation of pos +
   // delta, up to float rounding). For moving cache entries (engine/chunk_reuse.h).
   void shift_keys(KvCache& kv, int pos, int n, int delta);
+
+  // Adds each step's wall time of every following run to *profile (nullptr: stop).
+  void set_profile(StepProfile* profile) { profile_ = profile; }
 
  private:
   void run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool want_logits_all, bool last_chunk,
@@ -70,6 +74,7 @@ class Forward {
   std::vector<float> scores_;  // attention scratch per worker (scores, partial sums)
   std::vector<float> rope_;    // (n, n_rot) cos then sin per position
   kernels::ActivationSet in_xn_, in_att_, in_ff_, in_out_;
+  StepProfile* profile_ = nullptr;
 };
 
 }  // namespace wafer

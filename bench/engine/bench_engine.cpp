@@ -4,12 +4,14 @@
 // bandwidth measured in the same run on the same threads.
 //
 //   bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
-//                [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32]
+//                [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32] [--profile]
 //
 // Per model, weights and thread count: prefill of 128 and 512 tokens; decode of 128
 // tokens after a 16-token prompt and after 1,500 tokens of context. Decode efficiency =
 // (weight bytes read per token x tokens/s) / read bandwidth. --kv: the KV cache's element
-// type (default f16, the daemon's default). With --json one object per
+// type (default f16, the daemon's default). --profile: for the decode tests, the time per
+// token of each step of the forward pass (StepProfile), after the table line or as a
+// "steps_ms" object in the JSON line. With --json one object per
 // line per configuration; otherwise a table. Figures are medians over --repeat runs (the
 // machine may be shared: compare with the bandwidth of the same run).
 #include <algorithm>
@@ -54,6 +56,7 @@ struct Args {
   bool quick = false;
   std::vector<std::string> tests = {"prefill", "decode", "deep"};  // deep: decode after 1,500 tokens
   KvType kv = KvType::F16;
+  bool profile = false;
 };
 
 bool wants(const Args& a, const char* test) { return std::find(a.tests.begin(), a.tests.end(), test) != a.tests.end(); }
@@ -86,6 +89,8 @@ bool parse(int argc, char** argv, Args* a) {
       a->repeat = std::max(1, std::atoi(next().c_str()));
     else if (s == "--quick")
       a->quick = true;
+    else if (s == "--profile")
+      a->profile = true;
     else if (s == "--tests")
       a->tests = split(next());
     else if (s == "--kv") {
@@ -98,7 +103,8 @@ bool parse(int argc, char** argv, Args* a) {
     } else {
       std::fprintf(stderr,
                    "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
-                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32]\n");
+                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32] "
+                   "[--profile]\n");
       return false;
     }
   }
@@ -162,6 +168,7 @@ struct Result1 {
   std::string test;
   int n_tokens, depth;
   double tok_s;
+  StepProfile steps;  // decode tests with --profile (steps.runs == 0 otherwise)
 };
 
 // Prefill of n tokens into an empty cache, median over repeats.
@@ -186,7 +193,8 @@ double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int repeat, KvType
 }
 
 // Decode of n tokens (greedy on the logits, one forward each) after `depth` tokens of context.
-double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repeat, KvType kv_type) {
+double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repeat, KvType kv_type,
+                    StepProfile* profile) {
   Forward fwd(m, pool, 512);
   auto kv = KvCache::create(m.config(), depth + n + 1, kv_type);
   std::vector<float> logits;
@@ -196,6 +204,7 @@ double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repe
     kv->truncate(0);
     if (!fwd.run(prompt, *kv, LogitsFor::kLast, logits)) std::exit(1);
     int32_t next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    fwd.set_profile(i > 0 || repeat == 0 ? profile : nullptr);  // the decoded tokens of timed runs only
     auto t0 = Clock::now();
     for (int k = 0; k < n; ++k) {
       int32_t tok[1] = {next};
@@ -203,6 +212,7 @@ double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repe
       next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     }
     double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+    fwd.set_profile(nullptr);
     if (i > 0 || repeat == 0) r.push_back(n / sec);
     if (repeat == 0) break;
   }
@@ -263,10 +273,16 @@ int main(int argc, char** argv) {
         std::vector<Result1> results;
         if (wants(a, "prefill"))
           for (int n : {128, 512}) results.push_back({"prefill", n, 0, prefill_tok_s(**model, pool, n, a.repeat, a.kv)});
-        if (wants(a, "decode"))
-          results.push_back({"decode", 128, 16, decode_tok_s(**model, pool, a.quick ? 32 : 128, 16, a.repeat, a.kv)});
-        if (!a.quick && wants(a, "deep"))
-          results.push_back({"decode", 128, 1500, decode_tok_s(**model, pool, 128, 1500, std::max(1, a.repeat / 2), a.kv)});
+        if (wants(a, "decode")) {
+          Result1 r{"decode", 128, 16, 0, {}};
+          r.tok_s = decode_tok_s(**model, pool, a.quick ? 32 : 128, 16, a.repeat, a.kv, a.profile ? &r.steps : nullptr);
+          results.push_back(r);
+        }
+        if (!a.quick && wants(a, "deep")) {
+          Result1 r{"decode", 128, 1500, 0, {}};
+          r.tok_s = decode_tok_s(**model, pool, 128, 1500, std::max(1, a.repeat / 2), a.kv, a.profile ? &r.steps : nullptr);
+          results.push_back(r);
+        }
         for (const auto& r : results) {
           const bool decode = r.test == "decode";
           const double eff = decode && gbs > 0 ? static_cast<double>(bytes) * r.tok_s / (gbs * 1e9) : 0;
@@ -278,11 +294,23 @@ int main(int argc, char** argv) {
                 shape->name.c_str(), weights.c_str(), kv_type_name(a.kv), threads, r.test.c_str(), r.n_tokens,
                 r.depth, r.tok_s, static_cast<unsigned long long>(bytes), gbs);
             if (decode) std::printf(",\"efficiency\":%.3f", eff);
+            if (r.steps.runs > 0) {
+              std::printf(",\"steps_ms\":{");
+              for (int s = 0; s < StepProfile::kSteps; ++s)
+                std::printf("%s\"%s\":%.4f", s ? "," : "", StepProfile::name(s), r.steps.seconds[s] * 1e3 / r.steps.runs);
+              std::printf("}");
+            }
             std::printf("}\n");
           } else {
             std::printf("%-5s %-7s %3d %-8s %6d %6d %9.1f %8.1f %9.1f %6s\n", shape->name.c_str(), weights.c_str(),
                         threads, r.test.c_str(), r.n_tokens, r.depth, r.tok_s, bytes / 1e6, gbs,
                         decode ? std::to_string(eff).substr(0, 4).c_str() : "");
+            if (r.steps.runs > 0) {
+              std::printf("      ms per token:");
+              for (int s = 0; s < StepProfile::kSteps; ++s)
+                std::printf(" %s %.3f", StepProfile::name(s), r.steps.seconds[s] * 1e3 / r.steps.runs);
+              std::printf(" (sum %.3f)\n", r.steps.total() * 1e3 / r.steps.runs);
+            }
           }
           std::fflush(stdout);
         }
