@@ -43,6 +43,7 @@ class SimdBackend final : public Backend {
 
   void matmul(const PackedMatrix& w, ActivationSet& x, float* out, int64_t out_stride,
               ThreadPool& pool) const override {
+    if (w.layout != kPanelLayout) return scalar_backend().matmul(w, x, out, out_stride, pool);
     const MatmulJob job{&w, out, out_stride};
     matmul_many(std::span<const MatmulJob>(&job, 1), x, pool);
   }
@@ -55,12 +56,7 @@ class SimdBackend final : public Backend {
       together = together && j.w->layout == kPanelLayout && j.w->act == jobs[0].w->act &&
                  j.w->view.type == jobs[0].w->view.type;
     if (!together) {
-      for (const MatmulJob& j : jobs) {
-        if (j.w->layout != kPanelLayout)
-          scalar_backend().matmul(*j.w, x, j.out, j.stride, pool);
-        else
-          matmul_many(std::span<const MatmulJob>(&j, 1), x, pool);
-      }
+      for (const MatmulJob& j : jobs) matmul(*j.w, x, j.out, j.stride, pool);
       return;
     }
     const PackedMatrix& w0 = *jobs[0].w;
