@@ -6,6 +6,35 @@
 
 namespace wafer {
 
+int32_t greedy_token(std::span<const float> logits) {
+  const size_t n = logits.size();
+  if (n == 0) return -1;
+  const float* x = logits.data();
+  if (x[0] != x[0]) return 0;  // NaN first: a scan never moves past it
+  // Pass 1: the largest non-NaN value (x > m ? x : m keeps m for a NaN x; it is maxps).
+  constexpr size_t kLanes = 8;
+  float lane[kLanes];
+  for (float& m : lane) m = x[0];
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (size_t j = 0; j < kLanes; ++j) lane[j] = x[i + j] > lane[j] ? x[i + j] : lane[j];
+  float best = x[0];
+  for (; i < n; ++i) best = x[i] > best ? x[i] : best;
+  for (float m : lane) best = m > best ? m : best;
+  // Pass 2: its first index (+0 and -0 compare equal, as they do in the scan), looking
+  // inside a chunk of 64 only once a branch-free test says it holds the value.
+  constexpr size_t kChunk = 64;
+  size_t k = 0;
+  for (; k + kChunk <= n; k += kChunk) {
+    int hits = 0;
+    for (size_t j = 0; j < kChunk; ++j) hits += x[k + j] == best;
+    if (hits != 0) break;
+  }
+  for (; k < n; ++k)
+    if (x[k] == best) return static_cast<int32_t>(k);
+  return 0;  // not reached: best is one of the values
+}
+
 Sampler::Sampler(const SamplerParams& params) : params_(params), rng_(params.seed) {}
 
 void Sampler::reset() {
@@ -30,6 +59,8 @@ void Sampler::apply_penalty(std::vector<Candidate>& c) const {
 }
 
 int32_t Sampler::sample(std::span<const float> logits) {
+  // Greedy without a penalty to apply: no candidate list needed.
+  if (params_.temperature <= 0 && (params_.repeat_penalty == 1.0f || history_.empty())) return greedy_token(logits);
   candidates_.resize(logits.size());
   for (size_t i = 0; i < logits.size(); ++i) candidates_[i] = {static_cast<int32_t>(i), logits[i]};
   return choose();

@@ -27,6 +27,7 @@
 #include "engine/kv_cache.h"
 #include "engine/memory_bandwidth.h"
 #include "engine/model.h"
+#include "engine/sampler.h"
 #include "engine/synthetic_model.h"
 #include "engine/threadpool.h"
 
@@ -203,13 +204,13 @@ double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repe
   for (int i = 0; i <= repeat; ++i) {
     kv->truncate(0);
     if (!fwd.run(prompt, *kv, LogitsFor::kLast, logits)) std::exit(1);
-    int32_t next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    int32_t next = greedy_token(logits);
     fwd.set_profile(i > 0 || repeat == 0 ? profile : nullptr);  // the decoded tokens of timed runs only
     auto t0 = Clock::now();
     for (int k = 0; k < n; ++k) {
       int32_t tok[1] = {next};
       if (!fwd.run(tok, *kv, LogitsFor::kLast, logits)) std::exit(1);
-      next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+      next = greedy_token(logits);  // as the daemon picks a greedy token
     }
     double sec = std::chrono::duration<double>(Clock::now() - t0).count();
     fwd.set_profile(nullptr);

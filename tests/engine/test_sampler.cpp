@@ -1,7 +1,10 @@
 // Sampler: greedy by default, seeded randomness, and each filter of the chain.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
 #include <map>
+#include <random>
 #include <vector>
 
 #include "engine/sampler.h"
@@ -13,6 +16,50 @@ TEST_CASE("sampler: greedy picks the argmax, lower id on ties", "[sampler]") {
   const std::vector<float> logits{0.5f, 2.0f, -1.0f, 2.0f};
   CHECK(s.sample(logits) == 1);
   CHECK(s.sample(logits) == 1);
+}
+
+namespace {
+
+// The reference: a plain scan from x[0], replacing only on a strictly larger value.
+int32_t scan_argmax(const std::vector<float>& x) {
+  size_t best = 0;
+  for (size_t i = 1; i < x.size(); ++i)
+    if (x[i] > x[best]) best = i;
+  return static_cast<int32_t>(best);
+}
+
+}  // namespace
+
+TEST_CASE("sampler: greedy_token is the plain scan's argmax on every shape of input", "[sampler]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  int checked = 0;
+  for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{8}, size_t{9}, size_t{15}, size_t{16}, size_t{17},
+                   size_t{33}, size_t{1000}, size_t{151936}}) {
+    for (int variant = 0; variant < 8; ++variant) {
+      std::vector<float> x(n);
+      for (float& v : x) v = normal(rng);
+      std::uniform_int_distribution<size_t> pos(0, n - 1);
+      switch (variant) {
+        case 0: break;
+        case 1: x[pos(rng)] = 9.0f; x[pos(rng)] = 9.0f; break;  // a tie of maxima (lowest index wins)
+        case 2: x[0] = nan; break;                              // NaN first: the scan stays at 0
+        case 3: for (int k = 0; k < 5; ++k) x[pos(rng)] = nan; x[0] = -1.0f; break;  // NaNs never win
+        case 4: for (float& v : x) v = -inf; x[pos(rng)] = -0.0f; x[pos(rng)] = 0.0f; break;  // +0 == -0
+        case 5: x[pos(rng)] = inf; x[pos(rng)] = inf; break;
+        case 6: for (float& v : x) v = -inf; break;             // all equal
+        case 7: for (float& v : x) v = static_cast<float>(static_cast<int>(v * 2));  break;  // many ties
+      }
+      INFO("n " << n << " variant " << variant);
+      CHECK(greedy_token(x) == scan_argmax(x));
+      Sampler s;  // greedy by default: the same token
+      CHECK(s.sample(x) == scan_argmax(x));
+      ++checked;
+    }
+  }
+  CHECK(checked == 88);
+  CHECK(greedy_token({}) == -1);
 }
 
 TEST_CASE("sampler: temperature sampling is seeded and follows the distribution", "[sampler]") {
