@@ -113,7 +113,6 @@ void ThreadPool::run_tasks(int n_tasks, TaskFn fn) {
     }
     owner_sleeping_.store(0, std::memory_order_relaxed);
   }
-  job_ = nullptr;
 }
 
 void ThreadPool::worker_main(int thread) {

@@ -80,11 +80,14 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::thread::id pinned_caller_{};
 
-  // The job of the current generation (written by the owner before it publishes it).
-  TaskFn* job_ = nullptr;
-  int n_tasks_ = 0;
-
+  // The job of the current generation (written by the owner before it publishes it), in
+  // the cache line of the generation counter: a worker that sees a new generation has
+  // the job with the same line transfer. Left pointing at the last job after a run (read
+  // only after the next generation is published), so the owner does not write this line
+  // while the workers spin on it.
   alignas(64) std::atomic<uint32_t> generation_{0};
+  const TaskFn* job_ = nullptr;
+  int n_tasks_ = 0;
   alignas(64) std::atomic<uint32_t> sleepers_{0};
   alignas(64) std::atomic<uint32_t> remaining_{0};
   alignas(64) std::atomic<uint32_t> owner_sleeping_{0};
