@@ -18,6 +18,8 @@ struct StepProfile {
   }
   double seconds[kSteps] = {};
   int64_t runs = 0;  // forward runs (chunks) timed
+  // Milliseconds per timed run of one step, or of all of them (step < 0).
+  double ms_per_run(int step) const { return (step < 0 ? total() : seconds[step]) * 1e3 / static_cast<double>(runs); }
   double total() const {
     double s = 0;
     for (double x : seconds) s += x;

@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
             if (r.steps.runs > 0) {
               std::printf(",\"steps_ms\":{");
               for (int s = 0; s < StepProfile::kSteps; ++s)
-                std::printf("%s\"%s\":%.4f", s ? "," : "", StepProfile::name(s), r.steps.seconds[s] * 1e3 / r.steps.runs);
+                std::printf("%s\"%s\":%.4f", s ? "," : "", StepProfile::name(s), r.steps.ms_per_run(s));
               std::printf("}");
             }
             std::printf("}\n");
@@ -309,8 +309,8 @@ int main(int argc, char** argv) {
             if (r.steps.runs > 0) {
               std::printf("      ms per token:");
               for (int s = 0; s < StepProfile::kSteps; ++s)
-                std::printf(" %s %.3f", StepProfile::name(s), r.steps.seconds[s] * 1e3 / r.steps.runs);
-              std::printf(" (sum %.3f)\n", r.steps.total() * 1e3 / r.steps.runs);
+                std::printf(" %s %.3f", StepProfile::name(s), r.steps.ms_per_run(s));
+              std::printf(" (sum %.3f)\n", r.steps.ms_per_run(-1));
             }
           }
           std::fflush(stdout);
