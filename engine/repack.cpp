@@ -12,6 +12,7 @@ struct Field {
   uint32_t dwords;      // 0: a half (2 bytes), stored as 16 consecutive halves
   uint32_t dst_offset;  // byte offset of the section in the packed block
   uint8_t xor_mask;     // applied to every byte (Q8_0: signed -> offset-128 unsigned)
+  uint32_t row_step = 64;  // bytes from dword row g to g + 1 of the section (128: two fields interleaved)
 };
 
 struct Layout {
@@ -30,7 +31,17 @@ const std::vector<Layout>& layouts() {
       {TensorType::Q4_K, 256, 144, {{0, 0, 0, 0}, {2, 0, 32, 0}, {4, 3, 64, 0}, {16, 32, 256, 0}}},
       {TensorType::Q5_K, 256, 176,
        {{0, 0, 0, 0}, {2, 0, 32, 0}, {4, 3, 64, 0}, {16, 8, 256, 0}, {48, 32, 768, 0}}},
-      {TensorType::Q6_K, 256, 210, {{208, 0, 0, 0}, {192, 4, 32, 0}, {0, 32, 288, 0}, {128, 16, 2336, 0}}},
+      // Q6_K in the order q6k_tile first touches its lines (repack.h): 64-byte rows of ql
+      // and qh alternate where a quarter uses both.
+      {TensorType::Q6_K, 256, 210,
+       {{208, 0, 0, 0},
+        {192, 4, 32, 0},
+        {0, 8, 288, 0, 128},
+        {128, 8, 352, 0, 128},
+        {32, 8, 1312, 0},
+        {64, 8, 1824, 0, 128},
+        {160, 8, 1888, 0, 128},
+        {96, 8, 2848, 0}}},
   };
   return kLayouts;
 }
@@ -52,7 +63,7 @@ void place(const Field& f, const uint8_t* src, int r, uint8_t* dst) {
     return;
   }
   for (uint32_t g = 0; g < f.dwords; ++g) {
-    uint8_t* out = dst + f.dst_offset + (g * kPanelRows + r) * 4;
+    uint8_t* out = dst + f.dst_offset + g * f.row_step + r * 4;
     for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>((src ? src[f.src_offset + 4 * g + i] : 0) ^ (src ? f.xor_mask : 0));
   }
 }

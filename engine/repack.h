@@ -14,7 +14,13 @@
 //   Q5_0  (352 B / 32 cols):  d[16] | qh[1 x 16] | qs[4 x 16]
 //   Q4_K (2304 B / 256 cols): d[16] | dmin[16] | scales[3 x 16] | qs[32 x 16]
 //   Q5_K (2816 B / 256 cols): d[16] | dmin[16] | scales[3 x 16] | qh[8 x 16] | qs[32 x 16]
-//   Q6_K (3360 B / 256 cols): d[16] | scales[4 x 16] | ql[32 x 16] | qh[16 x 16]
+//   Q6_K (3360 B / 256 cols): d[16] | scales[4 x 16] | half 0 | half 1, where half h
+//        (ggml's elements 128h..128h+127) is 1536 B: ql rows 16h+0..7 alternating with
+//        qh rows 8h+0..7 (ql, qh, ql, qh, ... one 64-byte row each), then ql rows 16h+8..15
+//
+// Q6_K is the one type whose rows are not in ggml's order: its kernel reads them in the
+// order above, and reading ql then qh in two far-apart streams ran at a third of the
+// memory bandwidth (the hardware prefetcher loses track of the back-and-forth).
 //
 // Rows past the end of the matrix in its last panel are zero (scale 0), so kernels can
 // always compute whole panels and store only the rows that exist.

@@ -50,7 +50,9 @@ TEST_CASE("bench replay through wafer lsp with --backend llama-server, compared 
   CHECK(s["served_by"].value("llama-server", 0) > 0);
   CHECK(s["served_by"].value("engine", 0) == 0);
   CHECK(s["served_by"].value("llama-server", 0) + s["served_by"].value("typing", 0) == s["final_ms"]["count"].get<int>());
-  CHECK(s["final_ms"]["p50"].get<double>() >= 10);
+  // The fake's 10 ms delay comes through. Measured 9.0-10.2 ms per completion (p50 9.8 when
+  // the machine is busy), so the bound is half of it, not the delay itself.
+  CHECK(s["final_ms"]["p50"].get<double>() >= 5);
   CHECK(s["tokens_reused"]["p50"] == 30);  // the server's own counts come through
   CHECK(s["accepted"] == 1);               // "a, b):" after "def add(" was taken
   CHECK(remote["server_stats"]["backend"] == "llama-server");
