@@ -14,6 +14,8 @@ namespace wafer {
   namespace ns {                                                                                           \
   void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,             \
                      int64_t panel_begin, int64_t panel_end);                                              \
+  void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,    \
+                              int64_t panel_begin, int64_t panel_end);                                     \
   void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos,   \
               int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);                 \
   void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,   \
@@ -122,11 +124,13 @@ QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_t
 
 const SimdKernels* simd_kernels(KernelIsa isa) {
   static const SimdKernels kAvx2{KernelIsa::Avx2,       "avx2",
-                                 kernels_avx2::packed_matmul, kernels_avx2::attend,
+                                 kernels_avx2::packed_matmul, kernels_avx2::packed_matmul_prefetch,
+                                 kernels_avx2::attend,
                                  kernels_avx2::attend_f16,    kernels_avx2::swiglu,
                                  kernels_avx2::quantize_acts};
   static const SimdKernels kAvx512{KernelIsa::Avx512,            "avx512-vnni",
-                                   kernels_avx512::packed_matmul, kernels_avx512::attend,
+                                   kernels_avx512::packed_matmul, kernels_avx512::packed_matmul_prefetch,
+                                   kernels_avx512::attend,
                                    kernels_avx512::attend_f16,    kernels_avx512::swiglu,
                                    kernels_avx512::quantize_acts};
   const CpuFeatures& cpu = cpu_features();

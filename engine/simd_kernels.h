@@ -91,6 +91,9 @@ struct SimdKernels {
   KernelIsa isa;
   const char* name;  // "avx2", "avx512-vnni"
   PackedMatmulFn matmul;
+  // The same results, with software prefetch in K-quant tiles of up to 4 tokens: faster on
+  // some machines, slower on others (packed_kernels.h); the backend picks one by timing.
+  PackedMatmulFn matmul_prefetch;
   AttendFn attend;
   AttendF16Fn attend_f16;
   SwigluFn swiglu;

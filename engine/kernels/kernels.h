@@ -124,6 +124,10 @@ class Backend {
   // The SIMD float kernels (attention, SwiGLU) that go with this backend, or nullptr for
   // the scalar reference (the forward pass then uses its own scalar loops).
   virtual const SimdKernels* simd() const { return nullptr; }
+
+  // What this backend tuned by measuring itself while running (one line for benchmarks
+  // and `wafer info`), or "" when nothing.
+  virtual std::string tuning() const { return ""; }
 };
 
 // The scalar reference backend (kernels/scalar.cpp): GGUF layout, llama.cpp's activation

@@ -4,6 +4,9 @@
 // panels into one fixed, contiguous slice per pool thread, so a thread reads the same
 // bytes token after token.
 // Other weight types (F32/F16/BF16, Q4_1, Q5_1) go through the scalar backend unchanged.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <string>
 
 #include "engine/kernels/kernels.h"
@@ -17,6 +20,50 @@ namespace wafer::kernels {
 namespace {
 
 constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::layout
+
+// Software prefetch in the K-quant decode kernels speeds them up on some machines and
+// slows them down on others (packed_kernels.h: +35 % on one EPYC VM, -40 % on another).
+// So the first decode-sized K-quant steps of the process alternate the two kernels
+// (SimdKernels::matmul and matmul_prefetch, same results) and add up bytes and time for
+// each; after kTrialSteps the faster one is kept. Alternating step by step gives both the
+// same share of the machine's noise.
+class PrefetchChoice {
+ public:
+  static constexpr int kMaxTokens = 4;       // the tiles that prefetch (kPrefetchMaxTokens)
+  static constexpr int64_t kWarmup = 16;     // steps ignored: first touches, cold caches
+  static constexpr int64_t kTrialSteps = 1024;  // then timed, half with each kernel
+
+  // -1 while trying (then `step` is this step's number), else 0 (off) or 1 (on).
+  int decided(int64_t* step) {
+    const int d = decided_.load(std::memory_order_relaxed);
+    if (d < 0) *step = steps_.fetch_add(1, std::memory_order_relaxed);
+    return d;
+  }
+  void record(int64_t step, int with, int64_t bytes, int64_t ns) {
+    if (step < kWarmup) return;
+    bytes_[with].fetch_add(bytes, std::memory_order_relaxed);
+    ns_[with].fetch_add(ns, std::memory_order_relaxed);
+    if (step == kWarmup + kTrialSteps - 1) decided_.store(rate(1) > rate(0) ? 1 : 0, std::memory_order_relaxed);
+  }
+  double rate(int with) const {  // GB/s
+    const auto ns = ns_[with].load(std::memory_order_relaxed);
+    return ns > 0 ? static_cast<double>(bytes_[with].load(std::memory_order_relaxed)) / static_cast<double>(ns) : 0;
+  }
+  std::string report() const {
+    const int d = decided_.load(std::memory_order_relaxed);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "K-quant decode prefetch %s (timed: %.1f GB/s without, %.1f with)",
+                  d < 0 ? "undecided" : d ? "on" : "off", rate(0), rate(1));
+    return buf;
+  }
+
+ private:
+  std::atomic<int> decided_{-1};
+  std::atomic<int64_t> steps_{0};
+  std::atomic<int64_t> bytes_[2] = {0, 0}, ns_[2] = {0, 0};
+};
+
+bool is_k_quant(TensorType t) { return t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K; }
 
 class SimdBackend final : public Backend {
  public:
@@ -82,18 +129,36 @@ class SimdBackend final : public Backend {
       k_.quantize(view, x.floats(), x.stride(), 0, n);
     }
     c.valid = true;
+    PackedMatmulFn fn = k_.matmul;
+    int64_t step = -1;
+    int trial = -1;  // the kernel this step times, if any
+    if (n <= PrefetchChoice::kMaxTokens && is_k_quant(w0.view.type)) {
+      const int d = prefetch_.decided(&step);
+      trial = d < 0 ? static_cast<int>(step & 1) : -1;
+      fn = (d < 0 ? trial : d) ? k_.matmul_prefetch : k_.matmul;
+    }
+    const auto start = trial >= 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     pool.run([&](int t) {
       for (const MatmulJob& j : jobs) {
         const ::wafer::PackedMatrix pm{j.w->view.type, j.w->view.rows, j.w->view.cols, j.w->data};
         const Slice s = thread_slice(pm.panels(), t, threads);
-        if (s.begin < s.end) k_.matmul(pm, view, j.out, j.stride, s.begin, s.end);
+        if (s.begin < s.end) fn(pm, view, j.out, j.stride, s.begin, s.end);
       }
     });
+    if (trial >= 0) {
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+      int64_t bytes = 0;
+      for (const MatmulJob& j : jobs) bytes += static_cast<int64_t>(packed_bytes(j.w->view.type, j.w->view.rows, j.w->view.cols));
+      prefetch_.record(step, trial, bytes, ns.count());
+    }
   }
+
+  std::string tuning() const override { return prefetch_.report(); }
 
  private:
   const SimdKernels& k_;
   mutable WeightArena arena_;
+  mutable PrefetchChoice prefetch_;
 };
 
 }  // namespace

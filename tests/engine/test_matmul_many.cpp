@@ -5,10 +5,12 @@
 
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/kernels/kernels.h"
 #include "engine/quantize_basic.h"
+#include "engine/quantize_kquants.h"
 
 using namespace wafer;
 using wafer::kernels::ActivationSet;
@@ -23,7 +25,7 @@ struct Weights {
   kernels::PackedMatrix packed;
 };
 
-// rows x cols random weights quantized to `type` (Q8_0 or Q4_0), or kept F32, packed by b.
+// rows x cols random weights quantized to `type` (Q8_0, Q4_0 or Q4_K), or kept F32, packed by b.
 Weights make_weights(const Backend& b, TensorType type, int64_t rows, int64_t cols, std::mt19937& rng) {
   std::normal_distribution<float> n01(0.f, 1.f);
   std::vector<float> x(static_cast<size_t>(rows * cols));
@@ -36,6 +38,8 @@ Weights make_weights(const Backend& b, TensorType type, int64_t rows, int64_t co
     uint8_t* out = w.bytes.data() + r * rb;
     if (type == TensorType::Q8_0)
       quantize_row_q8_0(row, out, static_cast<size_t>(cols));
+    else if (type == TensorType::Q4_K)
+      quantize_row_q4_k_simple(row, out, static_cast<size_t>(cols));
     else if (type == TensorType::Q4_0)
       quantize_row_q4_0(row, out, static_cast<size_t>(cols));
     else
@@ -91,5 +95,39 @@ TEST_CASE("matmul_many gives each matrix what matmul gives it alone", "[kernels]
         }
       }
     }
+  }
+}
+
+// The SIMD backend times its first decode-sized K-quant steps with and without software
+// prefetch (alternating), then keeps the faster kernel: the outputs never change, and
+// afterwards it reports which one it kept and both measured speeds.
+TEST_CASE("SIMD backend picks K-quant prefetch by timing, results unchanged", "[kernels]") {
+  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512}) {
+    const Backend* b = kernels::simd_backend(isa);
+    if (!b) continue;
+    INFO(b->name());
+    ThreadPool pool(2);
+    std::mt19937 rng(7);
+    const int64_t rows = 48, cols = 512;
+    Weights w = make_weights(*b, TensorType::Q4_K, rows, cols, rng);
+    std::normal_distribution<float> n01(0.f, 1.f);
+    std::vector<float> x(static_cast<size_t>(cols));
+    for (auto& v : x) v = n01(rng);
+    std::vector<float> first(static_cast<size_t>(rows)), y(static_cast<size_t>(rows));
+    ActivationSet set;
+    set.reset(x.data(), 1, cols);
+    b->matmul(w.packed, set, first.data(), rows, pool);
+    int changed = 0;
+    for (int step = 0; step < 1100; ++step) {  // past the warm-up and the 1,024 timed steps
+      ActivationSet s1;
+      s1.reset(x.data(), 1, cols);
+      b->matmul(w.packed, s1, y.data(), rows, pool);
+      changed += y != first;
+    }
+    CHECK(changed == 0);
+    const std::string report = b->tuning();
+    INFO(report);
+    CHECK((report.find("prefetch on") != std::string::npos || report.find("prefetch off") != std::string::npos));
+    CHECK(report.find(" 0.0 GB/s") == std::string::npos);  // both kernels were timed
   }
 }

@@ -29,15 +29,17 @@ struct PackedImpl {
   using F = typename V::F;
   static constexpr int L = V::kLanes;
   static constexpr int kRows = kPanelRows;
-  // K-quant decode streams its weights from memory at 18-22 GB/s per core without help
-  // and at 27-30 with these software prefetches (a streaming sum: ~30): the kernels do
-  // enough work per cache line that the out-of-order window no longer reaches far enough
-  // ahead, and the hardware prefetcher alone does not make up for it. Non-temporal (NTA)
-  // prefetches 4-8 KB ahead measured best. The legacy formats gain nothing (Q8_0 loses a
-  // little) and prefill reuses each panel across token tiles, so only K-quant tiles of
-  // few tokens prefetch (on an 8-lane ISA, only in the first pass over a panel). Always
-  // inlined: GCC deems an out-of-line function that only prefetches pure, and deletes
-  // the call.
+  // Software prefetch, in the matmul_prefetch twin only (kPf): whether it helps depends on
+  // the machine. On one EPYC VM, K-quant decode streamed at 18-22 GB/s per core without it
+  // and at 27-30 with it (the kernels do enough work per cache line that the out-of-order
+  // window no longer reaches far enough ahead); on another, the same prefetches cost a
+  // third of the speed (Q6_K with 2 threads: 25-31 GB/s without, 16-18 with), the hardware
+  // prefetcher already doing the job. The backend times both on the first decode steps and
+  // keeps the faster (simd_backend.cpp). Non-temporal (NTA) prefetches 4-8 KB ahead measured
+  // best. The legacy formats gain nothing (Q8_0 loses a little) and prefill reuses each
+  // panel across token tiles, so only K-quant tiles of few tokens prefetch (on an 8-lane
+  // ISA, only in the first pass over a panel). Always inlined: GCC deems an out-of-line
+  // function that only prefetches pure, and deletes the call.
   static constexpr int kPrefetchAhead = 8192;   // bytes ahead of the block being read
   static constexpr int kPrefetchMaxTokens = 4;  // token tiles up to this size prefetch
   template <int kBytes>
@@ -206,7 +208,7 @@ struct PackedImpl {
   }
 
   // Q4_K and Q5_K: x = d * sc[j] * q - dmin * m[j] over 8 sub-blocks of 32.
-  template <bool kFive, int T, int lane0>
+  template <bool kFive, int T, int lane0, bool kPf>
   static void qk_tile(const uint8_t* panel, int64_t nb, const uint8_t* tiled, F* acc) {
     constexpr int kBlockBytes = kFive ? 2816 : 2304;
     constexpr int kQs = kFive ? 768 : 256;
@@ -214,7 +216,7 @@ struct PackedImpl {
     const I m_lo16 = V::set1(0x00ff00ff), m_byte = V::set1(0xff), m_bit = V::set1(0x10101010);
     for (int64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = panel + b * kBlockBytes;
-      if constexpr (T <= kPrefetchMaxTokens && lane0 == 0) prefetch_ahead<kBlockBytes>(blk);
+      if constexpr (kPf && T <= kPrefetchMaxTokens && lane0 == 0) prefetch_ahead<kBlockBytes>(blk);
       const uint8_t* tb = tiled + b * T * kKTokenBytes;
       const F d = halves(blk, 0, lane0), dmin = halves(blk, 32, lane0);
       const I s0 = dword_row(blk, 64, 0, lane0), s1 = dword_row(blk, 64, 1, lane0), s2 = dword_row(blk, 64, 2, lane0);
@@ -280,13 +282,13 @@ struct PackedImpl {
     return row < 8 ? kQ6Half[h] + row * 128 : kQ6Half[h] + 1024 + (row - 8) * 64;
   }
   static constexpr int q6_qh(int h, int row) { return kQ6Half[h] + 64 + row * 128; }
-  template <int T, int lane0>
+  template <int T, int lane0, bool kPf>
   static void q6k_tile(const uint8_t* panel, int64_t nb, const uint8_t* tiled, F* acc) {
     constexpr int kBlockBytes = 3360, kScales = 32;
     const I m4 = V::set1(0x0f0f0f0f), m_hi2 = V::set1(0x30303030);
     for (int64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = panel + b * kBlockBytes;
-      if constexpr (T <= kPrefetchMaxTokens && lane0 == 0) prefetch_ahead<kBlockBytes>(blk);
+      if constexpr (kPf && T <= kPrefetchMaxTokens && lane0 == 0) prefetch_ahead<kBlockBytes>(blk);
       const uint8_t* tb = tiled + b * T * kKTokenBytes;
       const F d = halves(blk, 0, lane0);
       I isum[T];
@@ -339,51 +341,55 @@ struct PackedImpl {
     return type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q5_0;
   }
 
-  template <int T, int lane0>
+  template <int T, int lane0, bool kPf>
   static void tile(TensorType type, const uint8_t* panel, int64_t nb, const uint8_t* tiled, int t0, F* acc) {
     switch (type) {
       case TensorType::Q8_0: return legacy_tile<Q8_0, T, lane0>(panel, nb, tiled + t0 * nb * kLegacyTokenBytes, acc);
       case TensorType::Q4_0: return legacy_tile<Q4_0, T, lane0>(panel, nb, tiled + t0 * nb * kLegacyTokenBytes, acc);
       case TensorType::Q5_0: return legacy_tile<Q5_0, T, lane0>(panel, nb, tiled + t0 * nb * kLegacyTokenBytes, acc);
-      case TensorType::Q4_K: return qk_tile<false, T, lane0>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
-      case TensorType::Q5_K: return qk_tile<true, T, lane0>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
-      case TensorType::Q6_K: return q6k_tile<T, lane0>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
+      case TensorType::Q4_K: return qk_tile<false, T, lane0, kPf>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
+      case TensorType::Q5_K: return qk_tile<true, T, lane0, kPf>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
+      case TensorType::Q6_K: return q6k_tile<T, lane0, kPf>(panel, nb, tiled + t0 * nb * kKTokenBytes, acc);
       default: return;
     }
   }
 
-  template <int T, int lane0>
+  // kPf only for tiles that prefetch (T <= kPrefetchMaxTokens): larger tiles are the same
+  // code either way and are instantiated once.
+  template <int T, int lane0, bool kPf>
   static void tile_and_store(const PackedMatrix& w, const uint8_t* panel, int n_rows,
                              const uint8_t* tiled, int t0, float* y, int64_t y_stride) {
     F acc[T];
     _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) acc[t] = V::zero_f();
-    tile<T, lane0>(w.type, panel, w.blocks_per_row(), tiled, t0, acc);
+    tile<T, lane0, kPf && T <= kPrefetchMaxTokens>(w.type, panel, w.blocks_per_row(), tiled, t0, acc);
     _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) V::store(y + (t0 + t) * y_stride, acc[t], n_rows);
   }
 
   // Token tiles of kMaxTokens, then one smaller tile for the rest. lane0: the first row of
   // the panel this lane group computes (a constant, so every weight address is one too).
-  template <int lane0>
+  template <int lane0, bool kPf>
   static void run_panel(const PackedMatrix& w, const uint8_t* panel, int n_rows, const QuantizedActs& x,
                         const uint8_t* tiled, float* y, int64_t y_stride) {
     constexpr int M = V::kMaxTokens;
     int t0 = 0;
-    for (; t0 + M <= x.n_tokens; t0 += M) tile_and_store<M, lane0>(w, panel, n_rows, tiled, t0, y, y_stride);
+    for (; t0 + M <= x.n_tokens; t0 += M) tile_and_store<M, lane0, kPf && M <= kPrefetchMaxTokens>(w, panel, n_rows, tiled, t0, y, y_stride);
     switch (x.n_tokens - t0) {
       case 0: break;
-      case 1: tile_and_store<1, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 2: tile_and_store<2, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 3: tile_and_store<3, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 4: if constexpr (M > 4) tile_and_store<4, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 5: if constexpr (M > 5) tile_and_store<5, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 6: if constexpr (M > 6) tile_and_store<6, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 7: if constexpr (M > 7) tile_and_store<7, lane0>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 1: tile_and_store<1, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 2: tile_and_store<2, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 3: tile_and_store<3, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 4: if constexpr (M > 4) tile_and_store<4, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 5: if constexpr (M > 5) tile_and_store<5, lane0, false>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 6: if constexpr (M > 6) tile_and_store<6, lane0, false>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 7: if constexpr (M > 7) tile_and_store<7, lane0, false>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       default: break;
     }
   }
 
+  // kPf: software prefetch in K-quant tiles of few tokens (see kPrefetchAhead).
+  template <bool kPf>
   static void matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                      int64_t panel_end) {
     const size_t panel_bytes = w.panel_bytes();  // out of line: no inline code shared across ISAs
@@ -412,10 +418,10 @@ struct PackedImpl {
       const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
       const int64_t first_row = p * kRows;
       const int64_t n = w.rows - first_row;  // rows of this panel (> 0)
-      run_panel<0>(w, panel, n < L ? static_cast<int>(n) : L, x, tiled, y + first_row, y_stride);
+      run_panel<0, kPf>(w, panel, n < L ? static_cast<int>(n) : L, x, tiled, y + first_row, y_stride);
       if constexpr (L < kRows) {  // an 8-lane ISA: the panel's second half
         static_assert(2 * L == kRows);
-        if (n > L) run_panel<L>(w, panel, n < 2 * L ? static_cast<int>(n - L) : L, x, tiled, y + first_row + L, y_stride);
+        if (n > L) run_panel<L, kPf>(w, panel, n < 2 * L ? static_cast<int>(n - L) : L, x, tiled, y + first_row + L, y_stride);
       }
     }
   }
