@@ -52,9 +52,8 @@ struct FloatImpl {
   // The keys and values are streamed from memory once for the whole group: every block of
   // 16 keys and every chunk of value rows is used by all n_q heads while it sits in L1
   // (one head at a time re-read them n_q times, from L2 or L3 once the context is long).
-  // Sums are formed the way ggml's AVX-512 code forms them (16 float lanes, lane i % 16,
-  // fused multiply-adds, halving reduction), so the results track llama.cpp's to float
-  // rounding of the exp alone, and a head's result is bit for bit the same for any n_q.
+  // A head's result is bit for bit the same for any n_q: the sums of each head are formed
+  // in one fixed order whatever the heads computed alongside it.
   template <class T>
   static void attend(const float* q, int64_t q_stride, int n_q, const T* keys, const T* values, int n_pos, int dk,
                      int dv, float scale, float* scratch, float* out, int64_t out_stride) {
@@ -91,18 +90,21 @@ struct FloatImpl {
   }
 
   // scores[h * n_pos + p] = scale * (q_h . k_p) for every head and position. A block of 16
-  // keys (dk x 16 floats, a few KB) stays in L1 while every head of the group uses it. In
-  // the transposed block one dimension of the 16 keys is one row of vectors, so lane j of
-  // the dot products (dimensions i = j mod 16) is an FMA chain acc[j] += q[i] * row i, and
-  // the 16 lanes are added by halving with plain vector adds: each key's sum is formed in
-  // exactly the order of a 16-lane dot product of its row (ops::lane_dot). DK: dk if known
-  // (64, 128: the key offsets become constants), else 0.
+  // keys (dk x 16 values, a few KB) is read while kScoreHeads heads of the group use it:
+  // in the transposed block one dimension of the 16 keys is one row of vectors, loaded (and
+  // widened, for F16) once and multiplied into the sums of every head in turn, the query
+  // element broadcast from memory. Each head keeps 4 FMA chains per vector of keys
+  // (dimensions i = j mod 4), added as (c0 + c1) + (c2 + c3): the same arithmetic whatever
+  // the number of heads scored together, so a head's scores are bit for bit the same for
+  // any n_q (and thread split). Loading each key row once per head instead (the earlier
+  // form, with 16 chains per head) spent most of the time on loads and conversions.
+  // DK: dk if known (64, 128: the key offsets become constants), else 0.
+  static constexpr int kScoreHeads = L == 16 ? 7 : 1;  // 4 chains each in registers
   template <int DK, class T>
   static void score_keys(const float* q, int64_t q_stride, int n_q, const T* keys, const T* values, int n_pos,
                          int dk_runtime, int dv, float scale, float* scores) {
     const int dk = DK ? DK : dk_runtime;
     const int64_t value_block_bytes = static_cast<int64_t>(16) * dv * sizeof(T);
-    constexpr int kVecs = 16 / L;  // vectors per 16 keys
     const F vscale = V::set1f(scale);
     for (int p0 = 0; p0 < n_pos; p0 += 16) {
       const T* kb = keys + static_cast<int64_t>(p0) * dk;
@@ -112,34 +114,53 @@ struct FloatImpl {
       // prefetcher follows poorly from memory.
       const char* vb = reinterpret_cast<const char*>(values + static_cast<int64_t>(p0) * dv);
       for (int64_t off = 0; off < value_block_bytes * n_keys / 16; off += 64) __builtin_prefetch(vb + off, 0, 2);
-      for (int h = 0; h < n_q; ++h) {
-        const float* qh = q + h * q_stride;
-        float* sh = scores + static_cast<int64_t>(h) * n_pos + p0;
-        alignas(64) float block[16];
-        for (int kv = 0; kv < kVecs; ++kv) {
-          F acc[16];
-          _Pragma("GCC unroll 16")
-          for (int j = 0; j < 16; ++j) acc[j] = V::zero_f();
-          for (int i = 0; i < dk; i += 16)
-            _Pragma("GCC unroll 16")
-            for (int j = 0; j < 16; ++j)
-              acc[j] = V::fmadd(load(kb + (i + j) * 16 + kv * L), V::set1f(qh[i + j]), acc[j]);
-          _Pragma("GCC unroll 8")
-          for (int j = 0; j < 8; ++j) acc[j] = V::add_f(acc[j], acc[j + 8]);
-          _Pragma("GCC unroll 4")
-          for (int j = 0; j < 4; ++j) acc[j] = V::add_f(acc[j], acc[j + 4]);
-          _Pragma("GCC unroll 2")
-          for (int j = 0; j < 2; ++j) acc[j] = V::add_f(acc[j], acc[j + 2]);
-          const F sums = V::mul(V::add_f(acc[0], acc[1]), vscale);
-          if (n_keys == 16)
-            V::storef(sh + kv * L, sums);
-          else
-            V::storef(block + kv * L, sums);
+      for (int h0 = 0; h0 < n_q; h0 += kScoreHeads) {
+        const int hb = n_q - h0 < kScoreHeads ? n_q - h0 : kScoreHeads;
+        float* sh = scores + static_cast<int64_t>(h0) * n_pos + p0;
+        switch (hb) {
+#define WAFER_SCORE_HEADS(HB) \
+  case HB:                    \
+    if constexpr (HB <= kScoreHeads) score_heads<DK, HB>(q + h0 * q_stride, q_stride, kb, dk, vscale, sh, n_pos, n_keys); \
+    break;
+          WAFER_SCORE_HEADS(1) WAFER_SCORE_HEADS(2) WAFER_SCORE_HEADS(3) WAFER_SCORE_HEADS(4)
+          WAFER_SCORE_HEADS(5) WAFER_SCORE_HEADS(6) WAFER_SCORE_HEADS(7)
+#undef WAFER_SCORE_HEADS
+          default: break;
         }
-        if (n_keys < 16)
-          for (int k = 0; k < n_keys; ++k) sh[k] = block[k];
       }
     }
+  }
+
+  // score_keys for HB heads (q + h * q_stride) over one block of 16 keys (kb): scores of
+  // head h at sh + h * n_pos, n_keys of them.
+  template <int DK, int HB, class T>
+  static void score_heads(const float* q, int64_t q_stride, const T* kb, int dk_runtime, F vscale, float* sh,
+                          int n_pos, int n_keys) {
+    const int dk = DK ? DK : dk_runtime;
+    constexpr int kVecs = 16 / L;  // vectors per 16 keys
+    alignas(64) float part[HB][16];  // a partial block's scores before they are copied out
+    for (int kv = 0; kv < kVecs; ++kv) {
+      F acc[HB][4];
+      _Pragma("GCC unroll 8")
+      for (int h = 0; h < HB; ++h)
+        _Pragma("GCC unroll 4")
+        for (int j = 0; j < 4; ++j) acc[h][j] = V::zero_f();
+      for (int i = 0; i < dk; i += 4)
+        _Pragma("GCC unroll 4")
+        for (int j = 0; j < 4; ++j) {
+          const F key = load(kb + (i + j) * 16 + kv * L);
+          _Pragma("GCC unroll 8")
+          for (int h = 0; h < HB; ++h) acc[h][j] = V::fmadd(key, V::set1f(q[h * q_stride + i + j]), acc[h][j]);
+        }
+      _Pragma("GCC unroll 8")
+      for (int h = 0; h < HB; ++h) {
+        const F sums = V::mul(V::add_f(V::add_f(acc[h][0], acc[h][1]), V::add_f(acc[h][2], acc[h][3])), vscale);
+        V::storef(n_keys == 16 ? sh + static_cast<int64_t>(h) * n_pos + kv * L : part[h] + kv * L, sums);
+      }
+    }
+    if (n_keys < 16)
+      for (int h = 0; h < HB; ++h)
+        for (int k = 0; k < n_keys; ++k) sh[static_cast<int64_t>(h) * n_pos + k] = part[h][k];
   }
 
   // Heads whose partial sums fit the registers at once, by vectors per slice (index 1..4).
