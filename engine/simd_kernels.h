@@ -78,8 +78,8 @@ using AttendFn = void (*)(const float* q, int64_t q_stride, int n_q, const float
 // The same over an F16 cache (IEEE halves, widened exactly to float as they are read).
 using AttendF16Fn = void (*)(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
                              int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);
-constexpr size_t attend_scratch_floats(int n_q, int n_pos, int dv) {
-  return static_cast<size_t>(n_q) * (16 * static_cast<size_t>(dv) + static_cast<size_t>(n_pos));
+constexpr size_t attend_scratch_floats(int n_q, int n_pos, [[maybe_unused]] int dv) {
+  return static_cast<size_t>(n_q) * static_cast<size_t>(n_pos);  // the scores
 }
 // g[i] = g[i] / (1 + e^-g[i]) * u[i].
 using SwigluFn = void (*)(float* g, const float* u, int64_t n);

@@ -186,14 +186,16 @@ TEST_CASE("forward reference: small-llama BF16", "[forward][reference]") {
 // change on our side (llama.cpp's flash attention also rounds the queries to half and sums
 // in another order), so the logits must stay about as close to `alt` as the two llama.cpp
 // runs are to each other, and every argmax must agree. Measured: tiny-llama 1.9e-3, 4.0e-3
-// and 3.8e-6 (the pseudo-random prompt: no rounding lands differently, so the best prompt
-// must agree exactly: any systematic error in the F16 path shows there); tiny-qwen2
-// 0.006..0.017 (llama.cpp F16 vs F32 cache: 0.011..0.018).
+// and 2.8e-4 (the pseudo-random prompt, where llama.cpp's own F16 and F32 runs differ by
+// 1.4e-3: the best prompt must stay well inside that, so a systematic error in the F16
+// path shows there; it was 3.8e-6 while our weighted sum of values added in ggml's lane
+// order, before it read the value rows in memory order); tiny-qwen2 0.006..0.017
+// (llama.cpp F16 vs F32 cache: 0.011..0.018).
 TEST_CASE("forward reference: F16 KV cache against llama.cpp's F16-cache run", "[forward][reference]") {
   test::require_testdata("reference/README.md");
   ThreadPool pool(2);
   const auto dir = test::testdata_dir() / "reference";
-  for (auto [stem, bound, best_bound] : {std::tuple{"tiny-llama-f32", 6e-3, 2e-5}, std::tuple{"tiny-qwen2-f16", 0.03, 0.03}}) {
+  for (auto [stem, bound, best_bound] : {std::tuple{"tiny-llama-f32", 6e-3, 5e-4}, std::tuple{"tiny-qwen2-f16", 0.03, 0.03}}) {
     double best = 1e9;
     INFO("model " << stem);
     const json data = json::parse(test::read_file(dir / (std::string(stem) + ".json")));
