@@ -170,6 +170,7 @@ struct Result1 {
   int n_tokens, depth;
   double tok_s;
   StepProfile steps;  // decode tests with --profile (steps.runs == 0 otherwise)
+  double read_gbs = 0, efficiency = 0;  // decode: from the bandwidth measured around each run
 };
 
 // Prefill of n tokens into an empty cache, median over repeats.
@@ -193,19 +194,31 @@ double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int repeat, KvType
   return median(r);
 }
 
-// Decode of n tokens (greedy on the logits, one forward each) after `depth` tokens of context.
-double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repeat, KvType kv_type,
-                    StepProfile* profile) {
+// Decode of n tokens (greedy on the logits, one forward each) after `depth` tokens of
+// context, into r: the median tok/s, and the median efficiency of the timed runs, each run
+// divided by the mean of two read-bandwidth measurements taken just before and just after
+// it. (This VM's bandwidth moved by 2x within minutes: one figure per model, minutes away
+// from the decode it divides, gave efficiencies from 0.55 to 1.48 for the same code.)
+void decode_run(const Model& m, ThreadPool& pool, uint64_t bytes, int n, int depth, int repeat, KvType kv_type,
+                StepProfile* profile, Result1* result) {
+  const auto bandwidth = [&] {
+    BandwidthOptions o;
+    o.passes = 3;
+    auto bw = measure_read_bandwidth(pool, o);
+    return bw.ok() ? bw->read_gbs : 0.0;
+  };
   Forward fwd(m, pool, 512);
   auto kv = KvCache::create(m.config(), depth + n + 1, kv_type);
   std::vector<float> logits;
   auto prompt = prompt_tokens(depth, m.config().n_vocab, depth);
-  std::vector<double> r;
+  std::vector<double> r, gbs, eff;
   for (int i = 0; i <= repeat; ++i) {
+    const bool timed = i > 0 || repeat == 0;
     kv->truncate(0);
     if (!fwd.run(prompt, *kv, LogitsFor::kLast, logits)) std::exit(1);
     int32_t next = greedy_token(logits);
-    fwd.set_profile(i > 0 || repeat == 0 ? profile : nullptr);  // the decoded tokens of timed runs only
+    const double bw_before = timed ? bandwidth() : 0;
+    fwd.set_profile(timed ? profile : nullptr);  // the decoded tokens of timed runs only
     auto t0 = Clock::now();
     for (int k = 0; k < n; ++k) {
       int32_t tok[1] = {next};
@@ -214,10 +227,17 @@ double decode_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repe
     }
     double sec = std::chrono::duration<double>(Clock::now() - t0).count();
     fwd.set_profile(nullptr);
-    if (i > 0 || repeat == 0) r.push_back(n / sec);
+    if (timed) {
+      r.push_back(n / sec);
+      const double bw = (bw_before + bandwidth()) / 2;
+      gbs.push_back(bw);
+      if (bw > 0) eff.push_back(static_cast<double>(bytes) * (n / sec) / (bw * 1e9));
+    }
     if (repeat == 0) break;
   }
-  return median(r);
+  result->tok_s = median(r);
+  result->read_gbs = median(gbs);
+  result->efficiency = eff.empty() ? 0 : median(eff);
 }
 
 }  // namespace
@@ -276,24 +296,24 @@ int main(int argc, char** argv) {
           for (int n : {128, 512}) results.push_back({"prefill", n, 0, prefill_tok_s(**model, pool, n, a.repeat, a.kv)});
         if (wants(a, "decode")) {
           Result1 r{"decode", 128, 16, 0, {}};
-          r.tok_s = decode_tok_s(**model, pool, a.quick ? 32 : 128, 16, a.repeat, a.kv, a.profile ? &r.steps : nullptr);
+          decode_run(**model, pool, bytes, a.quick ? 32 : 128, 16, a.repeat, a.kv, a.profile ? &r.steps : nullptr, &r);
           results.push_back(r);
         }
         if (!a.quick && wants(a, "deep")) {
           Result1 r{"decode", 128, 1500, 0, {}};
-          r.tok_s = decode_tok_s(**model, pool, 128, 1500, std::max(1, a.repeat / 2), a.kv, a.profile ? &r.steps : nullptr);
+          decode_run(**model, pool, bytes, 128, 1500, std::max(1, a.repeat / 2), a.kv, a.profile ? &r.steps : nullptr, &r);
           results.push_back(r);
         }
         for (const auto& r : results) {
           const bool decode = r.test == "decode";
-          const double eff = decode && gbs > 0 ? static_cast<double>(bytes) * r.tok_s / (gbs * 1e9) : 0;
+          const double eff = r.efficiency, line_gbs = decode ? r.read_gbs : gbs;
           if (a.json) {
             std::printf(
                 "{\"model\":\"%s\",\"weights\":\"%s\",\"kv\":\"%s\",\"threads\":%d,\"amx\":false,\"test\":\"%s\","
                 "\"n_tokens\":%d,"
                 "\"depth\":%d,\"tok_s\":%.2f,\"weight_bytes_per_token\":%llu,\"read_bw_gbs\":%.2f",
                 shape->name.c_str(), weights.c_str(), kv_type_name(a.kv), threads, r.test.c_str(), r.n_tokens,
-                r.depth, r.tok_s, static_cast<unsigned long long>(bytes), gbs);
+                r.depth, r.tok_s, static_cast<unsigned long long>(bytes), line_gbs);
             if (decode) std::printf(",\"efficiency\":%.3f", eff);
             if (r.steps.runs > 0) {
               std::printf(",\"steps_ms\":{");
@@ -304,7 +324,7 @@ int main(int argc, char** argv) {
             std::printf("}\n");
           } else {
             std::printf("%-5s %-7s %3d %-8s %6d %6d %9.1f %8.1f %9.1f %6s\n", shape->name.c_str(), weights.c_str(),
-                        threads, r.test.c_str(), r.n_tokens, r.depth, r.tok_s, bytes / 1e6, gbs,
+                        threads, r.test.c_str(), r.n_tokens, r.depth, r.tok_s, bytes / 1e6, line_gbs,
                         decode ? std::to_string(eff).substr(0, 4).c_str() : "");
             if (r.steps.runs > 0) {
               std::printf("      ms per token:");
