@@ -23,44 +23,57 @@ constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::l
 
 // Software prefetch in the K-quant decode kernels speeds them up on some machines and
 // slows them down on others (packed_kernels.h: +35 % on one EPYC VM, -40 % on another).
-// So the first decode-sized K-quant steps of the process alternate the two kernels
-// (SimdKernels::matmul and matmul_prefetch, same results) and add up bytes and time for
-// each; after kTrialSteps the faster one is kept. Alternating step by step gives both the
-// same share of the machine's noise.
+// So decode-sized K-quant steps alternate the two kernels (SimdKernels::matmul and
+// matmul_prefetch, same results) for kTrialSteps steps, adding up bytes and time for each,
+// and then the faster one is used. The trial is repeated every kPeriod steps (about a
+// thousand decoded tokens of a 1.5B model): a choice made in a noisy spell, or before the
+// VM moved to another host, does not stay for the life of a daemon. Alternating step by
+// step gives both kernels the same share of the machine's noise.
 class PrefetchChoice {
  public:
-  static constexpr int kMaxTokens = 4;       // the tiles that prefetch (kPrefetchMaxTokens)
-  static constexpr int64_t kWarmup = 16;     // steps ignored: first touches, cold caches
+  static constexpr int kMaxTokens = 4;          // the tiles that prefetch (kPrefetchMaxTokens)
+  static constexpr int64_t kWarmup = 16;        // steps of each period not timed (cold caches)
   static constexpr int64_t kTrialSteps = 1024;  // then timed, half with each kernel
+  static constexpr int64_t kPeriod = int64_t{1} << 17;
 
-  // -1 while trying (then `step` is this step's number), else 0 (off) or 1 (on).
-  int decided(int64_t* step) {
+  // The kernel for the next step (1: with prefetch); *step numbers it, *timed says whether
+  // it is part of a trial.
+  int next(int64_t* step, bool* timed) {
+    *step = steps_.fetch_add(1, std::memory_order_relaxed);
+    const int64_t phase = *step % kPeriod;
+    *timed = phase >= kWarmup && phase < kWarmup + kTrialSteps;
     const int d = decided_.load(std::memory_order_relaxed);
-    if (d < 0) *step = steps_.fetch_add(1, std::memory_order_relaxed);
-    return d;
+    return *timed || d < 0 ? static_cast<int>(phase & 1) : d;
   }
   void record(int64_t step, int with, int64_t bytes, int64_t ns) {
-    if (step < kWarmup) return;
-    bytes_[with].fetch_add(bytes, std::memory_order_relaxed);
-    ns_[with].fetch_add(ns, std::memory_order_relaxed);
-    if (step == kWarmup + kTrialSteps - 1) decided_.store(rate(1) > rate(0) ? 1 : 0, std::memory_order_relaxed);
-  }
-  double rate(int with) const {  // GB/s
-    const auto ns = ns_[with].load(std::memory_order_relaxed);
-    return ns > 0 ? static_cast<double>(bytes_[with].load(std::memory_order_relaxed)) / static_cast<double>(ns) : 0;
+    const int64_t window = step / kPeriod % 2, phase = step % kPeriod;
+    bytes_[window][with].fetch_add(bytes, std::memory_order_relaxed);
+    ns_[window][with].fetch_add(ns, std::memory_order_relaxed);
+    if (phase != kWarmup + kTrialSteps - 1) return;
+    for (int k = 0; k < 2; ++k) {
+      const int64_t t = ns_[window][k].load(std::memory_order_relaxed);
+      rate_[k].store(t > 0 ? static_cast<double>(bytes_[window][k].load(std::memory_order_relaxed)) / static_cast<double>(t) : 0,
+                     std::memory_order_relaxed);
+      bytes_[1 - window][k].store(0, std::memory_order_relaxed);  // the next trial starts from zero
+      ns_[1 - window][k].store(0, std::memory_order_relaxed);
+    }
+    decided_.store(rate_[1].load(std::memory_order_relaxed) > rate_[0].load(std::memory_order_relaxed) ? 1 : 0,
+                   std::memory_order_relaxed);
   }
   std::string report() const {
     const int d = decided_.load(std::memory_order_relaxed);
     char buf[160];
     std::snprintf(buf, sizeof buf, "K-quant decode prefetch %s (timed: %.1f GB/s without, %.1f with)",
-                  d < 0 ? "undecided" : d ? "on" : "off", rate(0), rate(1));
+                  d < 0 ? "undecided" : d ? "on" : "off", rate_[0].load(std::memory_order_relaxed),
+                  rate_[1].load(std::memory_order_relaxed));
     return buf;
   }
 
  private:
   std::atomic<int> decided_{-1};
   std::atomic<int64_t> steps_{0};
-  std::atomic<int64_t> bytes_[2] = {0, 0}, ns_[2] = {0, 0};
+  std::atomic<int64_t> bytes_[2][2] = {{0, 0}, {0, 0}}, ns_[2][2] = {{0, 0}, {0, 0}};  // [window parity][kernel]
+  std::atomic<double> rate_[2] = {0.0, 0.0};  // GB/s of the last trial
 };
 
 bool is_k_quant(TensorType t) { return t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K; }
@@ -133,9 +146,10 @@ class SimdBackend final : public Backend {
     int64_t step = -1;
     int trial = -1;  // the kernel this step times, if any
     if (n <= PrefetchChoice::kMaxTokens && is_k_quant(w0.view.type)) {
-      const int d = prefetch_.decided(&step);
-      trial = d < 0 ? static_cast<int>(step & 1) : -1;
-      fn = (d < 0 ? trial : d) ? k_.matmul_prefetch : k_.matmul;
+      bool timed = false;
+      const int with = prefetch_.next(&step, &timed);
+      trial = timed ? with : -1;
+      fn = with ? k_.matmul_prefetch : k_.matmul;
     }
     const auto start = trial >= 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     pool.run([&](int t) {

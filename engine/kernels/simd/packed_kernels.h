@@ -34,8 +34,8 @@ struct PackedImpl {
   // and at 27-30 with it (the kernels do enough work per cache line that the out-of-order
   // window no longer reaches far enough ahead); on another, the same prefetches cost a
   // third of the speed (Q6_K with 2 threads: 25-31 GB/s without, 16-18 with), the hardware
-  // prefetcher already doing the job. The backend times both on the first decode steps and
-  // keeps the faster (simd_backend.cpp). Non-temporal (NTA) prefetches 4-8 KB ahead measured
+  // prefetcher already doing the job. The backend times both now and then while decoding and
+  // uses the faster (simd_backend.cpp). Non-temporal (NTA) prefetches 4-8 KB ahead measured
   // best. The legacy formats gain nothing (Q8_0 loses a little) and prefill reuses each
   // panel across token tiles, so only K-quant tiles of few tokens prefetch (on an 8-lane
   // ISA, only in the first pass over a panel). Always inlined: GCC deems an out-of-line
