@@ -301,7 +301,8 @@ int main(int argc, char** argv) {
         }
         if (!a.quick && wants(a, "deep")) {
           Result1 r{"decode", 128, 1500, 0, {}};
-          decode_run(**model, pool, bytes, 128, 1500, std::max(1, a.repeat / 2), a.kv, a.profile ? &r.steps : nullptr, &r);
+          decode_run(**model, pool, bytes, 128, 1500, std::max(1, a.repeat / 2), a.kv,
+                     a.profile ? &r.steps : nullptr, &r);
           results.push_back(r);
         }
         for (const auto& r : results) {

@@ -51,9 +51,9 @@ class PrefetchChoice {
     ns_[window][with].fetch_add(ns, std::memory_order_relaxed);
     if (phase != kWarmup + kTrialSteps - 1) return;
     for (int k = 0; k < 2; ++k) {
-      const int64_t t = ns_[window][k].load(std::memory_order_relaxed);
-      rate_[k].store(t > 0 ? static_cast<double>(bytes_[window][k].load(std::memory_order_relaxed)) / static_cast<double>(t) : 0,
-                     std::memory_order_relaxed);
+      const auto t = static_cast<double>(ns_[window][k].load(std::memory_order_relaxed));
+      const auto b = static_cast<double>(bytes_[window][k].load(std::memory_order_relaxed));
+      rate_[k].store(t > 0 ? b / t : 0, std::memory_order_relaxed);
       bytes_[1 - window][k].store(0, std::memory_order_relaxed);  // the next trial starts from zero
       ns_[1 - window][k].store(0, std::memory_order_relaxed);
     }
@@ -162,7 +162,8 @@ class SimdBackend final : public Backend {
     if (trial >= 0) {
       const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
       int64_t bytes = 0;
-      for (const MatmulJob& j : jobs) bytes += static_cast<int64_t>(packed_bytes(j.w->view.type, j.w->view.rows, j.w->view.cols));
+      for (const MatmulJob& j : jobs)
+        bytes += static_cast<int64_t>(packed_bytes(j.w->view.type, j.w->view.rows, j.w->view.cols));
       prefetch_.record(step, trial, bytes, ns.count());
     }
   }

@@ -109,9 +109,10 @@ struct FloatImpl {
         const int hb = n_q - h0 < kScoreHeads ? n_q - h0 : kScoreHeads;
         float* sh = scores + static_cast<int64_t>(h0) * n_pos + p0;
         switch (hb) {
-#define WAFER_SCORE_HEADS(HB) \
-  case HB:                    \
-    if constexpr (HB <= kScoreHeads) score_heads<DK, HB>(q + h0 * q_stride, q_stride, kb, dk, vscale, sh, n_pos, n_keys); \
+#define WAFER_SCORE_HEADS(HB)                                                                     \
+  case HB:                                                                                        \
+    if constexpr (HB <= kScoreHeads)                                                              \
+      score_heads<DK, HB>(q + h0 * q_stride, q_stride, kb, dk, vscale, sh, n_pos, n_keys);        \
     break;
           WAFER_SCORE_HEADS(1) WAFER_SCORE_HEADS(2) WAFER_SCORE_HEADS(3) WAFER_SCORE_HEADS(4)
           WAFER_SCORE_HEADS(5) WAFER_SCORE_HEADS(6) WAFER_SCORE_HEADS(7)

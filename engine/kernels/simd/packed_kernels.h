@@ -374,7 +374,8 @@ struct PackedImpl {
                         const uint8_t* tiled, float* y, int64_t y_stride) {
     constexpr int M = V::kMaxTokens;
     int t0 = 0;
-    for (; t0 + M <= x.n_tokens; t0 += M) tile_and_store<M, lane0, kPf && M <= kPrefetchMaxTokens>(w, panel, n_rows, tiled, t0, y, y_stride);
+    for (; t0 + M <= x.n_tokens; t0 += M)
+      tile_and_store<M, lane0, kPf && M <= kPrefetchMaxTokens>(w, panel, n_rows, tiled, t0, y, y_stride);
     switch (x.n_tokens - t0) {
       case 0: break;
       case 1: tile_and_store<1, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
@@ -421,7 +422,8 @@ struct PackedImpl {
       run_panel<0, kPf>(w, panel, n < L ? static_cast<int>(n) : L, x, tiled, y + first_row, y_stride);
       if constexpr (L < kRows) {  // an 8-lane ISA: the panel's second half
         static_assert(2 * L == kRows);
-        if (n > L) run_panel<L, kPf>(w, panel, n < 2 * L ? static_cast<int>(n - L) : L, x, tiled, y + first_row + L, y_stride);
+        if (n > L)
+          run_panel<L, kPf>(w, panel, n < 2 * L ? static_cast<int>(n - L) : L, x, tiled, y + first_row + L, y_stride);
       }
     }
   }
