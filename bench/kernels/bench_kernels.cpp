@@ -140,9 +140,15 @@ bool parse(int argc, char** argv, Args* a) {
 }
 
 // Decode: one token through a stack of matrices bigger than the caches, each split into
-// per-thread panel slices, as the forward pass does. Returns GB/s of weights.
-double decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937& rng) {
-  const int64_t rows = 4864, cols = t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K ? 1024 : 896;
+// per-thread panel slices, as the forward pass does. GB/s of weights with SimdKernels::matmul
+// and, for the K-quants, with matmul_prefetch (the backend picks one of the two by timing;
+// 0 for the other types, whose kernels are the same), the two alternating pass by pass.
+struct DecodeGbs {
+  double plain = 0, prefetch = 0;
+};
+DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937& rng) {
+  const bool k_quant = t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K;
+  const int64_t rows = 4864, cols = k_quant ? 1024 : 896;
   const size_t one = packed_bytes(t, rows, cols);
   const CpuFeatures& cpu = cpu_features();
   const size_t want = std::max<size_t>(size_t{256} << 20, 4 * cpu.l3_bytes) / (a.quick ? 4 : 1);
@@ -153,20 +159,23 @@ double decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937& r
   QuantizedActs q = quantize_acts(t, x.data(), cols, 1, cols, abuf.p);
   std::vector<float> y(rows);
   const int n = pool.size();
-  std::vector<double> gbs;
+  std::vector<double> gbs[2];
   for (int rep = 0; rep < (a.quick ? 4 : 12); ++rep) {
-    auto start = Clock::now();
-    for (auto& m : mats) {
-      PackedMatrix pm{t, rows, cols, m.p};
-      pool.run([&](int th) {
-        auto [b, e] = thread_slice(pm.panels(), th, n);
-        a.kernels->matmul(pm, q, y.data(), rows, b, e);
-      });
+    for (int with = 0; with < (k_quant ? 2 : 1); ++with) {
+      const PackedMatmulFn fn = with ? a.kernels->matmul_prefetch : a.kernels->matmul;
+      auto start = Clock::now();
+      for (auto& m : mats) {
+        PackedMatrix pm{t, rows, cols, m.p};
+        pool.run([&](int th) {
+          auto [b, e] = thread_slice(pm.panels(), th, n);
+          fn(pm, q, y.data(), rows, b, e);
+        });
+      }
+      double s = seconds_since(start);
+      if (rep > 0) gbs[with].push_back(static_cast<double>(one * mats.size()) / s / 1e9);
     }
-    double s = seconds_since(start);
-    if (rep > 0) gbs.push_back(static_cast<double>(one * mats.size()) / s / 1e9);
   }
-  return median(gbs);
+  return {median(gbs[0]), gbs[1].empty() ? 0 : median(gbs[1])};
 }
 
 // Prefill: n_tokens through one FFN-shaped matrix (L2-resident panels, activations
@@ -249,14 +258,15 @@ int main(int argc, char** argv) {
     }
     std::printf("\nthreads %d: barrier %.0f ns per run, read bandwidth %.1f GB/s (best %.1f)\n", threads,
                 barrier_ns(pool), bw->read_gbs, bw->best_gbs);
-    std::printf("%-6s %12s %11s %16s %16s\n", "type", "decode GB/s", "efficiency", "prefill128 GMAC/s",
-                "prefill512 GMAC/s");
+    std::printf("%-6s %12s %11s %15s %16s %16s\n", "type", "decode GB/s", "efficiency", "with prefetch",
+                "prefill128 GMAC/s", "prefill512 GMAC/s");
     for (TensorType t : a.types) {
-      double d = decode_gbs(a, pool, t, rng);
+      const DecodeGbs d = decode_gbs(a, pool, t, rng);
       double p128 = prefill_gmacs(a, pool, t, 128, rng);
       double p512 = prefill_gmacs(a, pool, t, 512, rng);
-      std::printf("%-6s %12.1f %11.2f %16.0f %16.0f\n", std::string(tensor_type_name(t)).c_str(), d,
-                  d / bw->read_gbs, p128, p512);
+      const std::string pf = d.prefetch > 0 ? std::to_string(d.prefetch).substr(0, 5) : "-";
+      std::printf("%-6s %12.1f %11.2f %15s %16.0f %16.0f\n", std::string(tensor_type_name(t)).c_str(), d.plain,
+                  d.plain / bw->read_gbs, pf.c_str(), p128, p512);
       std::fflush(stdout);
     }
   }
