@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "engine/kernels/kernels.h"
 #include "engine/mapping_guard.h"
 #include "engine/version.h"
 #include "server/fake_engine.h"
@@ -182,6 +183,9 @@ void LspServer::on_stats(Reply reply) {
   if (const ModelInfo* m = scheduler_->model_info()) s["model"] = {{"name", m->name}, {"architecture", m->architecture}};
   else s["model"] = nullptr;
   s["backend"] = options_.backend;
+  // The local engine's kernels and what they chose by timing themselves (engine/kernels).
+  const kernels::Backend& k = kernels::default_backend();
+  s["kernels"] = {{"name", std::string(k.name())}, {"tuning", k.tuning()}};
   reply.result(std::move(s));
 }
 

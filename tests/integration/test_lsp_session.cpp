@@ -82,6 +82,11 @@ TEST_CASE("lsp session: initialize / open / burst of completions / shutdown / ex
   CHECK(stats["result"]["counts"]["outcome_superseded"] == 2);
   CHECK(stats["result"]["counts"]["outcome_done"] == 1);
   CHECK(stats["result"]["latency_ms"]["debounce_ms"]["count"] == 3);
+  // The kernels in use: this CPU's best ("avx512-vnni", "avx2" or "scalar"); the fake engine
+  // runs no K-quant decode, so the SIMD backends report the prefetch trial as undecided.
+  const json& kernels = stats["result"]["kernels"];
+  CHECK((kernels["name"] == "avx512-vnni" || kernels["name"] == "avx2" || kernels["name"] == "scalar"));
+  CHECK((kernels["name"] == "scalar" || kernels["tuning"].get<std::string>().find("undecided") != std::string::npos));
   CHECK(c.shutdown_and_exit() == 0);
 }
 
