@@ -87,12 +87,20 @@ using SwigluFn = void (*)(float* g, const float* u, int64_t n);
 using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin,
                                 int t_end);
 
+// SimdKernels::matmul_prefetch differs from matmul only for K-quant weights and token
+// tiles of up to kPrefetchMaxTokens tokens (decode, short verify batches).
+inline constexpr int kPrefetchMaxTokens = 4;
+constexpr bool prefetch_applies(TensorType type, int n_tokens) {
+  return n_tokens <= kPrefetchMaxTokens &&
+         (type == TensorType::Q4_K || type == TensorType::Q5_K || type == TensorType::Q6_K);
+}
+
 struct SimdKernels {
   KernelIsa isa;
   const char* name;  // "avx2", "avx512-vnni"
   PackedMatmulFn matmul;
-  // The same results, with software prefetch in K-quant tiles of up to 4 tokens: faster on
-  // some machines, slower on others (packed_kernels.h); the backend picks one by timing.
+  // The same results, with software prefetch where prefetch_applies(): faster on some
+  // machines, slower on others (packed_kernels.h); the backend picks one by timing.
   PackedMatmulFn matmul_prefetch;
   AttendFn attend;
   AttendF16Fn attend_f16;

@@ -139,6 +139,12 @@ bool parse(int argc, char** argv, Args* a) {
   return true;
 }
 
+// Columns of the benchmark matrices: 896 (the 0.5B width), or 1024 for the K-quants,
+// whose 256-column blocks do not divide 896.
+int64_t bench_cols(TensorType t) {
+  return tensor_type_info(static_cast<uint32_t>(t))->block_elems == 256 ? 1024 : 896;
+}
+
 // Decode: one token through a stack of matrices bigger than the caches, each split into
 // per-thread panel slices, as the forward pass does. GB/s of weights with SimdKernels::matmul
 // and, for the K-quants, with matmul_prefetch (the backend picks one of the two by timing;
@@ -147,8 +153,8 @@ struct DecodeGbs {
   double plain = 0, prefetch = 0;
 };
 DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937& rng) {
-  const bool k_quant = t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K;
-  const int64_t rows = 4864, cols = k_quant ? 1024 : 896;
+  const bool twins = prefetch_applies(t, 1);  // the prefetch kernel differs
+  const int64_t rows = 4864, cols = bench_cols(t);
   const size_t one = packed_bytes(t, rows, cols);
   const CpuFeatures& cpu = cpu_features();
   const size_t want = std::max<size_t>(size_t{256} << 20, 4 * cpu.l3_bytes) / (a.quick ? 4 : 1);
@@ -161,7 +167,7 @@ DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937
   const int n = pool.size();
   std::vector<double> gbs[2];
   for (int rep = 0; rep < (a.quick ? 4 : 12); ++rep) {
-    for (int with = 0; with < (k_quant ? 2 : 1); ++with) {
+    for (int with = 0; with < (twins ? 2 : 1); ++with) {
       const PackedMatmulFn fn = with ? a.kernels->matmul_prefetch : a.kernels->matmul;
       auto start = Clock::now();
       for (auto& m : mats) {
@@ -181,7 +187,7 @@ DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937
 // Prefill: n_tokens through one FFN-shaped matrix (L2-resident panels, activations
 // shared). Returns multiply-adds per second (1e9).
 double prefill_gmacs(const Args& a, ThreadPool& pool, TensorType t, int n_tokens, std::mt19937& rng) {
-  const int64_t rows = 4864, cols = t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K ? 1024 : 896;
+  const int64_t rows = 4864, cols = bench_cols(t);
   Aligned m = packed_random(t, rows, cols, rng);
   PackedMatrix pm{t, rows, cols, m.p};
   auto x = random_floats(static_cast<size_t>(cols * n_tokens), rng);
@@ -264,9 +270,10 @@ int main(int argc, char** argv) {
       const DecodeGbs d = decode_gbs(a, pool, t, rng);
       double p128 = prefill_gmacs(a, pool, t, 128, rng);
       double p512 = prefill_gmacs(a, pool, t, 512, rng);
-      const std::string pf = d.prefetch > 0 ? std::to_string(d.prefetch).substr(0, 5) : "-";
+      char pf[16] = "-";
+      if (d.prefetch > 0) std::snprintf(pf, sizeof pf, "%.1f", d.prefetch);
       std::printf("%-6s %12.1f %11.2f %15s %16.0f %16.0f\n", std::string(tensor_type_name(t)).c_str(), d.plain,
-                  d.plain / bw->read_gbs, pf.c_str(), p128, p512);
+                  d.plain / bw->read_gbs, pf, p128, p512);
       std::fflush(stdout);
     }
   }

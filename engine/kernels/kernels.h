@@ -126,7 +126,7 @@ class Backend {
   virtual const SimdKernels* simd() const { return nullptr; }
 
   // What this backend tuned by measuring itself while running (one line for benchmarks
-  // and `wafer info`), or "" when nothing.
+  // and `wafer/stats`), or "" when nothing.
   virtual std::string tuning() const { return ""; }
 };
 

@@ -31,7 +31,6 @@ constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::l
 // step gives both kernels the same share of the machine's noise.
 class PrefetchChoice {
  public:
-  static constexpr int kMaxTokens = 4;          // the tiles that prefetch (kPrefetchMaxTokens)
   static constexpr int64_t kWarmup = 16;        // steps of each period not timed (cold caches)
   static constexpr int64_t kTrialSteps = 1024;  // then timed, half with each kernel
   static constexpr int64_t kPeriod = int64_t{1} << 17;
@@ -75,8 +74,6 @@ class PrefetchChoice {
   std::atomic<int64_t> bytes_[2][2] = {{0, 0}, {0, 0}}, ns_[2][2] = {{0, 0}, {0, 0}};  // [window parity][kernel]
   std::atomic<double> rate_[2] = {0.0, 0.0};  // GB/s of the last trial
 };
-
-bool is_k_quant(TensorType t) { return t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K; }
 
 class SimdBackend final : public Backend {
  public:
@@ -145,7 +142,7 @@ class SimdBackend final : public Backend {
     PackedMatmulFn fn = k_.matmul;
     int64_t step = -1;
     int trial = -1;  // the kernel this step times, if any
-    if (n <= PrefetchChoice::kMaxTokens && is_k_quant(w0.view.type)) {
+    if (prefetch_applies(w0.view.type, n)) {
       bool timed = false;
       const int with = prefetch_.next(&step, &timed);
       trial = timed ? with : -1;

@@ -41,7 +41,7 @@ struct PackedImpl {
   // ISA, only in the first pass over a panel). Always inlined: GCC deems an out-of-line
   // function that only prefetches pure, and deletes the call.
   static constexpr int kPrefetchAhead = 8192;   // bytes ahead of the block being read
-  static constexpr int kPrefetchMaxTokens = 4;  // token tiles up to this size prefetch
+  static constexpr int kPrefetchMaxTokens = ::wafer::kPrefetchMaxTokens;  // tiles up to this size prefetch
   template <int kBytes>
   [[gnu::always_inline]] static inline void prefetch_ahead(const uint8_t* blk) {
     _Pragma("GCC unroll 64")
@@ -274,7 +274,7 @@ struct PackedImpl {
 
   // Q6_K: x = d * sc[j] * (q - 32) over 16 sub-blocks of 16, signed 8-bit sc. The rows of
   // ql and qh are stored in the order this loop first reads them (repack.h): half h's
-  // section at kHalf[h] holds ql rows 0..7 and qh rows 0..7 alternating, then ql rows 8..15.
+  // section at kQ6Half[h] holds ql rows 0..7 and qh rows 0..7 alternating, then ql rows 8..15.
   // Read in ggml's order (all ql, then all qh) the block streamed from memory at a third
   // of the speed on an EPYC: the back-and-forth defeats the hardware prefetcher.
   static constexpr int kQ6Half[2] = {288, 1824};
