@@ -82,9 +82,14 @@ void FakeEngine::release() {
   cv_.notify_all();
 }
 
-void FakeEngine::wait_until_held(int count) {
+bool FakeEngine::wait_until_held(int count) {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return held_ >= count; });
+  return cv_.wait_for(lock, std::chrono::seconds(10), [&] { return held_ >= count; });
+}
+
+int FakeEngine::held() const {
+  std::lock_guard lock(mu_);
+  return held_;
 }
 
 int FakeEngine::calls() const {

@@ -52,8 +52,11 @@ class FakeEngine : public Engine {
   // Test controls: with hold(true), each complete() waits (cancellably) until release().
   void hold(bool on);
   void release();
-  // Blocks the caller until a complete() call is waiting at the latch (for tests).
-  void wait_until_held(int count = 1);
+  // Blocks the caller until `count` complete() calls have reached the latch (for tests);
+  // false if that did not happen within 10 s, so a broken test fails instead of hanging.
+  bool wait_until_held(int count = 1);
+  // How many complete() calls have reached the latch so far.
+  int held() const;
   int calls() const;
   CompletionRequest last_request() const;
 

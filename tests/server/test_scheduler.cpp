@@ -24,14 +24,19 @@ struct Loop {
     uv_loop_close(&loop);
   }
   // Runs the loop until pred() holds; fails after 10 s (a hang, not a timing assumption).
+  // A 1 ms tick wakes the loop so that pred() may also watch state the engine thread
+  // changes without messaging the loop (e.g. FakeEngine::held()).
   void run_until(const std::function<bool()>& pred) {
-    uv_timer_t watchdog;
+    uv_timer_t watchdog, tick;
     uv_timer_init(&loop, &watchdog);
+    uv_timer_init(&loop, &tick);
     bool expired = false;
     watchdog.data = &expired;
     uv_timer_start(&watchdog, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, 10000, 0);
+    uv_timer_start(&tick, [](uv_timer_t*) {}, 1, 1);
     while (!pred() && !expired) uv_run(&loop, UV_RUN_ONCE);
     uv_close(reinterpret_cast<uv_handle_t*>(&watchdog), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&tick), nullptr);
     uv_run(&loop, UV_RUN_NOWAIT);
     REQUIRE_FALSE(expired);
   }
@@ -93,7 +98,7 @@ TEST_CASE("scheduler: a newer job for the same key supersedes the running one", 
   s.set_engine(engine);
   Recorder first, second, other;
   s.submit(first.job("doc"));
-  engine->wait_until_held(1);  // the first job is inside the engine now
+  REQUIRE(engine->wait_until_held(1));  // the first job is inside the engine now
   s.submit(second.job("doc"));
   l.run_until([&] { return first.done(); });
   CHECK(first.result->outcome == Outcome::kSuperseded);
@@ -117,14 +122,16 @@ TEST_CASE("scheduler: one engine job at a time / queued jobs wait their turn", "
   s.set_engine(engine);
   Recorder a, b;
   s.submit(a.job("a"));
-  engine->wait_until_held(1);
+  REQUIRE(engine->wait_until_held(1));
   s.submit(b.job("b"));
   l.run_until([&] { return !s.engine_busy() || s.active_jobs() == 2; });
   CHECK(engine->calls() == 1);  // b waits while a holds the engine thread
   CHECK(s.engine_busy());
   engine->release();
   l.run_until([&] { return a.done(); });
-  engine->wait_until_held(2);  // b started only after a finished
+  // b is dispatched by a second message from the engine thread, which may reach the loop
+  // after a's result: keep the loop running until b is at the latch.
+  l.run_until([&] { return engine->held() == 2; });  // b started only after a finished
   CHECK_FALSE(b.done());
   engine->release();
   l.run_until([&] { return b.done(); });
@@ -143,12 +150,13 @@ TEST_CASE("scheduler: background work yields to any other job at once", "[schedu
   Scheduler::Job bg = ahead.job("ahead:doc");
   bg.background = true;
   s.submit(std::move(bg));
-  engine->wait_until_held(1);  // the background job holds the engine
+  REQUIRE(engine->wait_until_held(1));  // the background job holds the engine
   // A request for another document: the background job is cancelled, not waited for.
   s.submit(request.job("other"));
   l.run_until([&] { return ahead.done(); });
   CHECK(ahead.result->outcome == Outcome::kSuperseded);
-  engine->wait_until_held(2);  // the request reached the engine (with the background job still held it could not)
+  // The loop dispatches the request once the engine thread reports it is free.
+  l.run_until([&] { return engine->held() == 2; });  // (with the background job still held it could not)
   CHECK(engine->calls() == 2);
   // Background work queued behind the request never runs before it and is dropped by the
   // next request; background work of its own does not cancel other background work.
@@ -197,7 +205,7 @@ TEST_CASE("scheduler: zero debounce (invoked) starts at once", "[scheduler]") {
   s.set_engine(engine);
   Recorder r;
   s.submit(r.job("doc", 0));
-  engine->wait_until_held(1);  // reached the engine without running the loop at all
+  REQUIRE(engine->wait_until_held(1));  // reached the engine without running the loop at all
   engine->release();
   l.run_until([&] { return r.done(); });
   CHECK(r.result->debounce_ms < 5);
@@ -215,7 +223,7 @@ TEST_CASE("scheduler: cancel before and during the engine; stale at debounce end
   CHECK(waiting.result->outcome == Outcome::kCancelled);
   CHECK_FALSE(s.cancel(id));
   auto rid = s.submit(running.job("r"));
-  engine->wait_until_held(1);
+  REQUIRE(engine->wait_until_held(1));
   CHECK(s.cancel(rid));
   l.run_until([&] { return running.done(); });
   CHECK(running.result->outcome == Outcome::kCancelled);
@@ -247,7 +255,7 @@ TEST_CASE("scheduler: no engine / engine errors / and close() finishing every jo
   s.set_engine(held);
   Recorder pending, running;
   s.submit(running.job("r"));
-  held->wait_until_held(1);
+  l.run_until([&] { return held->held() == 1; });  // the engine thread may still be reporting err's end
   s.submit(pending.job("p", 5000));
   s.close();
   CHECK(running.result->outcome == Outcome::kCancelled);
