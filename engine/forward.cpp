@@ -212,10 +212,15 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
   grow(scores_, static_cast<size_t>(threads) * per_thread);
   const KvCache& cache = kv;
   const bool f16 = kv.type() == KvType::F16;
+  // Items go round-robin to the threads, not in contiguous slices: under the causal mask
+  // a token's work grows with its position, and with contiguous slices the thread holding
+  // the last tokens of a prefill did ~3/4 of the work (2 threads, 512 tokens from position
+  // 0). Round-robin also gives each of 2 threads one KV head of a 2-head model, so each
+  // reads only its own head's keys and values.
+  const int64_t items = int64_t{pairs} * parts;
   pool_.run([&](int thread) {
     float* scratch = scores_.data() + static_cast<size_t>(thread) * per_thread;
-    const Slice work = thread_slice(int64_t{pairs} * parts, thread, threads);
-    for (int64_t item = work.begin; item < work.end; ++item) {
+    for (int64_t item = thread; item < items; item += threads) {
       const int t = static_cast<int>(item / (n_kv * parts)), kvh = static_cast<int>(item / parts % n_kv);
       const int h0 = kvh * group + static_cast<int>(item % parts) * heads_per_part;
       const int h1 = std::min(h0 + heads_per_part, (kvh + 1) * group);

@@ -5,15 +5,18 @@
 //
 //   bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
 //                [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32] [--profile]
+//                [--chunk N]
 //
 // Per model, weights and thread count: prefill of 128 and 512 tokens; decode of 128
 // tokens after a 16-token prompt and after 1,500 tokens of context. Decode efficiency =
 // (weight bytes read per token x tokens/s) / read bandwidth. --kv: the KV cache's element
-// type (default f16, the daemon's default). --profile: for the decode tests, the time per
-// token of each step of the forward pass (StepProfile), after the table line or as a
-// "steps_ms" object in the JSON line. With --json one object per
-// line per configuration; otherwise a table. Figures are medians over --repeat runs (the
-// machine may be shared: compare with the bandwidth of the same run).
+// type (default f16, the daemon's default). --chunk: prefill in forward runs of at most N
+// tokens (default 512, one run; the daemon prefills in runs of prefill_chunk = 64).
+// --profile: the time of each step of the forward pass (StepProfile), per token for decode
+// and per forward run for prefill, after the table line or as a "steps_ms" object in the
+// JSON line. With --json one object per line per configuration; otherwise a table. Figures
+// are medians over --repeat runs (the machine may be shared: compare with the bandwidth of
+// the same run).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -58,6 +61,7 @@ struct Args {
   std::vector<std::string> tests = {"prefill", "decode", "deep"};  // deep: decode after 1,500 tokens
   KvType kv = KvType::F16;
   bool profile = false;
+  int chunk = 512;  // prefill: tokens per forward run (the daemon's prefill_chunk is 64)
 };
 
 bool wants(const Args& a, const char* test) { return std::find(a.tests.begin(), a.tests.end(), test) != a.tests.end(); }
@@ -92,6 +96,8 @@ bool parse(int argc, char** argv, Args* a) {
       a->quick = true;
     else if (s == "--profile")
       a->profile = true;
+    else if (s == "--chunk")
+      a->chunk = std::max(1, std::atoi(next().c_str()));
     else if (s == "--tests")
       a->tests = split(next());
     else if (s == "--kv") {
@@ -105,7 +111,7 @@ bool parse(int argc, char** argv, Args* a) {
       std::fprintf(stderr,
                    "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
                    "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32] "
-                   "[--profile]\n");
+                   "[--profile] [--chunk N]\n");
       return false;
     }
   }
@@ -169,19 +175,22 @@ struct Result1 {
   std::string test;
   int n_tokens, depth;
   double tok_s;
-  StepProfile steps;  // decode tests with --profile (steps.runs == 0 otherwise)
+  StepProfile steps;  // with --profile (steps.runs == 0 otherwise)
   double read_gbs = 0, efficiency = 0;  // decode: from the bandwidth measured around each run
 };
 
-// Prefill of n tokens into an empty cache, median over repeats.
-double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int repeat, KvType kv_type) {
-  Forward fwd(m, pool, 512);
+// Prefill of n tokens into an empty cache in forward runs of at most `chunk` tokens,
+// median over repeats; the timed runs' steps are added to `profile` if there is one.
+double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int chunk, int repeat, KvType kv_type,
+                     StepProfile* profile) {
+  Forward fwd(m, pool, chunk);
   auto kv = KvCache::create(m.config(), n, kv_type);
   std::vector<float> logits;
   auto tokens = prompt_tokens(n, m.config().n_vocab, n);
   std::vector<double> r;
   for (int i = 0; i <= repeat; ++i) {
     kv->truncate(0);
+    fwd.set_profile(i > 0 ? profile : nullptr);
     auto t0 = Clock::now();
     Status s = fwd.run(tokens, *kv, LogitsFor::kLast, logits);
     double sec = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -293,7 +302,11 @@ int main(int argc, char** argv) {
         const double gbs = bw.ok() ? bw->read_gbs : 0;
         std::vector<Result1> results;
         if (wants(a, "prefill"))
-          for (int n : {128, 512}) results.push_back({"prefill", n, 0, prefill_tok_s(**model, pool, n, a.repeat, a.kv)});
+          for (int n : {128, 512}) {
+            Result1 r{"prefill", n, 0, 0, {}};
+            r.tok_s = prefill_tok_s(**model, pool, n, a.chunk, a.repeat, a.kv, a.profile ? &r.steps : nullptr);
+            results.push_back(r);
+          }
         if (wants(a, "decode")) {
           Result1 r{"decode", 128, 16, 0, {}};
           decode_run(**model, pool, bytes, a.quick ? 32 : 128, 16, a.repeat, a.kv, a.profile ? &r.steps : nullptr, &r);
@@ -316,6 +329,7 @@ int main(int argc, char** argv) {
                 shape->name.c_str(), weights.c_str(), kv_type_name(a.kv), threads, r.test.c_str(), r.n_tokens,
                 r.depth, r.tok_s, static_cast<unsigned long long>(bytes), line_gbs);
             if (decode) std::printf(",\"efficiency\":%.3f", eff);
+            else std::printf(",\"chunk\":%d", std::min(a.chunk, r.n_tokens));
             if (r.steps.runs > 0) {
               std::printf(",\"steps_ms\":{");
               for (int s = 0; s < StepProfile::kSteps; ++s)
@@ -328,7 +342,7 @@ int main(int argc, char** argv) {
                         threads, r.test.c_str(), r.n_tokens, r.depth, r.tok_s, bytes / 1e6, line_gbs,
                         decode ? std::to_string(eff).substr(0, 4).c_str() : "");
             if (r.steps.runs > 0) {
-              std::printf("      ms per token:");
+              std::printf(decode ? "      ms per token:" : "      ms per forward run:");
               for (int s = 0; s < StepProfile::kSteps; ++s)
                 std::printf(" %s %.3f", StepProfile::name(s), r.steps.ms_per_run(s));
               std::printf(" (sum %.3f)\n", r.steps.ms_per_run(-1));
