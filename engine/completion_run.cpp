@@ -97,7 +97,14 @@ class Run {
       if (why != StopReason::kMaxTokens) return true;
       const size_t n = std::min(chunk, end - pos);
       const bool last = pos + n == prompt.size();
-      Status st = s_.eval(std::span<const int32_t>(prompt.data() + pos, n), last ? LogitsFor::kLast : LogitsFor::kNone);
+      // The forward pass itself watches the cancel flag between layers, so a superseded
+      // request frees the engine within a layer's work, not a whole chunk's.
+      Status st = s_.eval(std::span<const int32_t>(prompt.data() + pos, n), last ? LogitsFor::kLast : LogitsFor::kNone,
+                          req_.cancel.get());
+      if (!st && cancelled()) {
+        why = StopReason::kCancelled;
+        return true;
+      }
       if (!st) {
         ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
         fail(st.error().message);
@@ -210,7 +217,11 @@ class Run {
         batch.insert(batch.end(), d.begin(), d.end());
       }
       const int before = static_cast<int>(s_.tokens().size());
-      Status st = s_.eval(batch, batch.size() > 1 ? LogitsFor::kAll : LogitsFor::kLast);
+      Status st = s_.eval(batch, batch.size() > 1 ? LogitsFor::kAll : LogitsFor::kLast, req_.cancel.get());
+      if (!st && cancelled()) {  // interrupted: the token is emitted, as when cancelled before the step
+        stop_ = StopReason::kCancelled;
+        break;
+      }
       if (!st) {
         ctx_.timings.decode_ms = ms_between(t0, Clock::now());
         return fail(st.error().message);

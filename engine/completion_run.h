@@ -22,7 +22,7 @@
 namespace wafer {
 
 struct RunSettings {
-  int prefill_chunk = 64;  // tokens per prefill step: bounds the cancellation latency
+  int prefill_chunk = 64;  // tokens per prefill step: the granularity of max_prefill_ms
   int chunk_reuse_min = 0; // move cached spans of at least this many tokens (0: off)
   DraftParams draft;       // max_draft 0: no speculation
   CopyParams copy;         // strength 0: no copy model

@@ -3,8 +3,8 @@
 // text. Implementations: the in-process engine (load_engine) and test doubles.
 //
 // Threading: complete() is called from one engine thread at a time and blocks while it
-// works; cancel flags may be set from any thread and are checked between tokens and
-// between prefill chunks.
+// works; cancel flags may be set from any thread and are checked between tokens, between
+// prefill chunks and after every layer of a prefill chunk.
 #pragma once
 
 #include <atomic>
@@ -26,7 +26,7 @@ struct EngineOptions {
   int context_length = 4096; // KV cache size in tokens (clamped to the model's own)
   int max_sessions = 4;      // KV caches kept (one per document), LRU-evicted
   int64_t max_cache_mb = 0;  // memory cap for all KV caches together (0: none); fewer sessions then
-  int prefill_chunk = 64;    // prompt tokens per forward step: bounds the cancellation latency
+  int prefill_chunk = 64;    // prompt tokens per forward step: the granularity of max_prefill_ms
   int max_draft = 8;         // prompt-lookup speculative decoding draft length (0: off; greedy only)
   // Reuse cached spans of at least this many tokens that moved (e.g. the suffix after a
   // keystroke) by shifting their keys instead of recomputing them; 0: off. Approximate:

@@ -29,7 +29,8 @@ void Forward::matmul(const kernels::PackedMatrix& w, kernels::ActivationSet& x, 
   model_.backend().matmul(w, x, out, stride, pool_);
 }
 
-Status Forward::run(std::span<const int32_t> tokens, KvCache& kv, LogitsFor which, std::vector<float>& logits) {
+Status Forward::run(std::span<const int32_t> tokens, KvCache& kv, LogitsFor which, std::vector<float>& logits,
+                    const std::atomic<bool>* interrupt) {
   const ModelConfig& c = model_.config();
   if (tokens.empty()) return make_error("forward: empty batch");
   for (int32_t t : tokens)
@@ -43,14 +44,15 @@ Status Forward::run(std::span<const int32_t> tokens, KvCache& kv, LogitsFor whic
   for (size_t start = 0; start < tokens.size(); start += static_cast<size_t>(max_batch_)) {
     const size_t n = std::min(tokens.size() - start, static_cast<size_t>(max_batch_));
     const bool last = start + n == tokens.size();
-    run_chunk(tokens.subspan(start, n), kv, which == LogitsFor::kAll, last && which == LogitsFor::kLast, logits,
-              which == LogitsFor::kAll ? start * c.n_vocab : 0);
+    if (!run_chunk(tokens.subspan(start, n), kv, which == LogitsFor::kAll, last && which == LogitsFor::kLast, logits,
+                   which == LogitsFor::kAll ? start * c.n_vocab : 0, interrupt))
+      return make_error(kInterrupted);
   }
   return {};
 }
 
-void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logits_all, bool logits_last,
-                        std::vector<float>& logits, size_t logits_offset) {
+bool Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logits_all, bool logits_last,
+                        std::vector<float>& logits, size_t logits_offset, const std::atomic<bool>* interrupt) {
   const ModelConfig& c = model_.config();
   const int n = static_cast<int>(tokens.size());
   const int pos0 = kv.size();
@@ -126,11 +128,12 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     matmul(L.w_down, in_ff_, proj_.data(), embd);
     clock.lap(StepProfile::kDown);
     for (size_t i = 0; i < n * embd; ++i) x_[i] += proj_[i];
+    if (interrupt && interrupt->load(std::memory_order_relaxed)) return false;
   }
   kv.append(n);
   clock.lap(StepProfile::kOther);
 
-  if (!logits_all && !logits_last) return;
+  if (!logits_all && !logits_last) return true;
   const int first = logits_all ? 0 : n - 1;
   const int rows = n - first;
   for (int t = first; t < n; ++t)
@@ -140,6 +143,7 @@ void Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
   clock.lap(StepProfile::kOther);
   matmul(model_.output(), in_out_, logits.data() + logits_offset, c.n_vocab);
   clock.lap(StepProfile::kOutput);
+  return true;
 }
 
 void Forward::swiglu(size_t count) {

@@ -16,6 +16,7 @@
 // reused); it is not thread-safe, use one per engine thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -40,7 +41,15 @@ class Forward {
   // requested position (kLast: 1, kAll: tokens.size()), row-major. Fails without touching
   // the cache for an empty batch, a token id outside the vocabulary, or a batch that does
   // not fit in the cache.
-  Status run(std::span<const int32_t> tokens, KvCache& kv, LogitsFor which, std::vector<float>& logits);
+  //
+  // With an `interrupt` flag, the flag is read after every layer; once it is set, run()
+  // stops within one layer's work and fails with kInterrupted. Chunks finished before that
+  // stay appended to the cache (kv.size() says how many tokens got in); the interrupted
+  // chunk is not appended and leaves the cache as it was (entries past kv.size() may have
+  // been written: they are free space).
+  static constexpr const char* kInterrupted = "forward: interrupted";
+  Status run(std::span<const int32_t> tokens, KvCache& kv, LogitsFor which, std::vector<float>& logits,
+             const std::atomic<bool>* interrupt = nullptr);
 
   // Re-rotates the cached keys at positions [pos, pos + n) as if their tokens sat `delta`
   // positions further on (RoPE composes: rotating by delta more is the rotation of pos +
@@ -51,8 +60,9 @@ class Forward {
   void set_profile(StepProfile* profile) { profile_ = profile; }
 
  private:
-  void run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool want_logits_all, bool last_chunk,
-                 std::vector<float>& logits, size_t logits_offset);
+  // false: interrupted (nothing appended).
+  bool run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool want_logits_all, bool last_chunk,
+                 std::vector<float>& logits, size_t logits_offset, const std::atomic<bool>* interrupt);
   void attention(int layer, int n, int pos0, KvCache& kv);
   void swiglu(size_t count);  // gate_[0..count) = silu(gate_) * up_, split across the pool when large
   void matmul(const kernels::PackedMatrix& w, kernels::ActivationSet& x, float* out, int64_t stride);

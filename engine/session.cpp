@@ -27,10 +27,14 @@ void Session::truncate(int n) {
   tokens_.resize(static_cast<size_t>(kv_.size()));
 }
 
-Status Session::eval(std::span<const int32_t> tokens, LogitsFor which) {
-  if (Status s = forward_.run(tokens, kv_, which, logits_); !s) return s;
-  tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
-  return {};
+Status Session::eval(std::span<const int32_t> tokens, LogitsFor which, const std::atomic<bool>* interrupt) {
+  const size_t before = tokens_.size();
+  Status s = forward_.run(tokens, kv_, which, logits_, interrupt);
+  // On failure some chunks may be in the cache already (an interrupt): track those.
+  const int64_t got = std::clamp<int64_t>(int64_t{kv_.size()} - static_cast<int64_t>(before), 0,
+                                          static_cast<int64_t>(tokens.size()));
+  tokens_.insert(tokens_.end(), tokens.begin(), tokens.begin() + got);
+  return s;
 }
 
 void Session::stash(std::span<const ReusedChunk> chunks) {

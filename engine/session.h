@@ -56,8 +56,11 @@ class Session {
                                   const TokenCallback& on_token = {});
 
   // Lower level, for tests and tools: appends tokens to the cache and computes logits
-  // (logits() afterwards: one row for kLast, one per token for kAll).
-  Status eval(std::span<const int32_t> tokens, LogitsFor which = LogitsFor::kLast);
+  // (logits() afterwards: one row for kLast, one per token for kAll). With an `interrupt`
+  // flag that gets set, it fails with Forward::kInterrupted within one layer's work; the
+  // tokens that got into the cache before that are in tokens().
+  Status eval(std::span<const int32_t> tokens, LogitsFor which = LogitsFor::kLast,
+              const std::atomic<bool>* interrupt = nullptr);
   const std::vector<float>& logits() const { return logits_; }
 
   // Chunk reuse (engine/chunk_reuse.h): stash() copies the cache entries of the chunks

@@ -148,3 +148,23 @@ TEST_CASE("session: prompts longer than the context fail cleanly", "[session]") 
   CHECK_FALSE(s.generate(std::vector<int32_t>{}, p).ok());
   CHECK_FALSE(s.eval(std::vector<int32_t>(20, 1)).ok());
 }
+
+TEST_CASE("session: an interrupted eval leaves the cache as it was; the next one is exact", "[session]") {
+  Fixture f;
+  const std::span<const int32_t> head(kPrompt.data(), 3), rest(kPrompt.data() + 3, kPrompt.size() - 3);
+  Session plain = f.session();
+  REQUIRE(plain.eval(head).ok());
+  REQUIRE(plain.eval(rest).ok());
+
+  Session s = f.session();
+  REQUIRE(s.eval(head).ok());
+  std::atomic<bool> interrupt{true};
+  Status st = s.eval(rest, LogitsFor::kLast, &interrupt);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().message == Forward::kInterrupted);
+  CHECK(s.tokens() == std::vector<int32_t>(head.begin(), head.end()));  // nothing of `rest` got in
+  interrupt = false;
+  REQUIRE(s.eval(rest, LogitsFor::kLast, &interrupt).ok());
+  CHECK(s.tokens() == kPrompt);
+  CHECK(s.logits() == plain.logits());  // the half-written entries of the interrupted run left no trace
+}
