@@ -40,7 +40,7 @@ class Run {
     StopReason why = StopReason::kMaxTokens;
     if (!prefill(prompt, why)) return;
     if (why == StopReason::kCancelled || why == StopReason::kBudget) return done(why);
-    if (req_.max_tokens <= 0) return done(StopReason::kMaxTokens);
+    if (req_.max_tokens <= 0 || req_.prefill_only) return done(StopReason::kMaxTokens);
     if (copy_.enabled()) copy_.reset(reading ? *reading : prompt);
     decode(prompt);
   }

@@ -73,13 +73,17 @@ struct CompletionRequest {
   std::string copy_before;
   std::string copy_after;
   int max_tokens = 64;
+  // Fill the session's cache with the prompt and stop there, generating nothing (a warm-up
+  // ahead of a request expected at this position). max_tokens still sizes the prompt's room,
+  // so the prompt is the one a real request with the same fields would get.
+  bool prefill_only = false;
   double max_prefill_ms = 0;      // 0: no limit
   double max_decode_ms = 0;       // 0: no limit
   std::vector<std::string> stop;  // stop strings (not included in the output)
   float temperature = 0;          // 0: greedy
   float top_p = 0.95f;            // nucleus cut when sampling (temperature > 0); 1: off
   uint64_t seed = 0;
-  // Checked between tokens and prefill chunks; set from any thread to stop early.
+  // Checked between tokens, prefill chunks and layers; set from any thread to stop early.
   std::shared_ptr<std::atomic<bool>> cancel;
   // Called with the whole text so far after each token; return true to stop (syntax-aware
   // stopping by the server: block end, indentation drop, ...).

@@ -132,6 +132,7 @@ void FakeEngine::complete(const CompletionRequest& request, const CompletionCall
     on_event(e);
   };
   if (!script_.fail.empty() && script_.fail_after_chunks == 0) return fail();
+  if (request.prefill_only) return finish(StopReason::kMaxTokens);  // nothing to prefill, nothing to say
   std::string target = script_.text;
   for (const auto& r : script_.rules)
     if (request.prefix.ends_with(r.prefix_ends_with)) {

@@ -82,6 +82,28 @@ std::vector<ContextFile> LspServer::extra_context(const std::string& uri, const 
   return build_extra_context(referenced, sources, budget_tokens);
 }
 
+FimContext LspServer::completion_context(const std::string& uri, const Workspace::View& view, size_t offset,
+                                         FimWindow& window) {
+  window = fim_window(options_);
+  int extra_tokens = options_.extra_tokens;
+  if (const ModelInfo* model = scheduler_->model_info()) {
+    fit_to_context(window, extra_tokens, model->context_length, options_.max_tokens);
+    if (model->copy_strength > 0) window.copy_bytes = kCopyBytes;
+  }
+  const grammars::LanguageRules* rules = view.language ? grammars::language_rules(view.language->name) : nullptr;
+  FimContext ctx = build_context(*view.snapshot, view.tree.get(), rules, offset, window);
+  const std::string& pre = ctx.request.prefix;
+  std::string window_text =
+      pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
+  ctx.request.extra = extra_context(uri, view, ctx.prefix_begin, ctx.suffix_end, window_text, extra_tokens);
+  if (!ctx.request.extra.empty()) stats_.count("extra_context");
+  ctx.request.file_path = prompt_path(root_uri_, uri);
+  ctx.request.repo_name = repo_name_of(root_uri_);
+  if (rules) ctx.request.line_comment = std::string(rules->line_comment);
+  ctx.request.max_tokens = options_.max_tokens;
+  return ctx;
+}
+
 void LspServer::on_completion(const json& params, Reply reply, bool inline_kind) {
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();
@@ -139,27 +161,9 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
       since_edit = std::chrono::duration<double, std::milli>(t0 - e->second).count();
     job.debounce_ms = std::max(0, options_.debounce_ms - static_cast<int>(since_edit));
   }
-  FimWindow window = fim_window(options_);
-  int extra_tokens = options_.extra_tokens;
-  if (const ModelInfo* model = scheduler_->model_info()) {
-    fit_to_context(window, extra_tokens, model->context_length, options_.max_tokens);
-    if (model->copy_strength > 0) window.copy_bytes = kCopyBytes;
-  }
-  FimContext ctx = build_context(*snapshot, view->tree.get(),
-                                 view->language ? grammars::language_rules(view->language->name) : nullptr, *offset,
-                                 window);
+  FimWindow window;
+  FimContext ctx = completion_context(uri, *view, *offset, window);
   const Mode mode = decide_mode(ctx.facts);
-  {
-    const std::string& pre = ctx.request.prefix;
-    std::string window_text =
-        pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
-    ctx.request.extra = extra_context(uri, *view, ctx.prefix_begin, ctx.suffix_end, window_text, extra_tokens);
-    if (!ctx.request.extra.empty()) stats_.count("extra_context");
-  }
-  ctx.request.file_path = prompt_path(root_uri_, uri);
-  ctx.request.repo_name = repo_name_of(root_uri_);
-  if (const grammars::LanguageRules* rules = view->language ? grammars::language_rules(view->language->name) : nullptr)
-    ctx.request.line_comment = std::string(rules->line_comment);
   auto st = std::make_shared<CompletionState>();
   st->uri = uri;
   st->version = version;
@@ -180,7 +184,6 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   // Runs on the engine thread: reads only the immutable facts.
   job.request.should_stop = [facts = st->facts, mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
   stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
-  job.request.max_tokens = options_.max_tokens;
   if (alternatives || options_.ahead_tokens > 0) st->request = job.request;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   // Streaming (a wafer extension for inlineCompletion, which has no standard partial
@@ -213,6 +216,10 @@ void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Sched
     stats_.record("queue_ms", r.queue_ms);
     stats_.record("engine_ms", r.engine_ms);
     if (r.timings.first_token_ms > 0) stats_.record("engine_first_token_ms", r.timings.first_token_ms);
+    if (served_by == "engine") {  // sums: divided by outcome_done + outcome_error, the mean per request
+      stats_.count("prefilled_tokens", static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
+      stats_.count("reused_tokens", static_cast<uint64_t>(std::max(0, r.timings.tokens_reused)));
+    }
     if (served_by != "engine") {  // the same stages, labelled with the remote backend
       stats_.record(served_by + "_ms", r.engine_ms);
       if (r.timings.first_token_ms > 0) stats_.record(served_by + "_first_token_ms", r.timings.first_token_ms);

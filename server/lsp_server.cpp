@@ -64,6 +64,7 @@ void LspServer::register_handlers() {
   endpoint_.on_request("textDocument/completion",
                        [this](const json& p, Reply r) { on_completion(p, std::move(r), /*inline_kind=*/false); });
   endpoint_.on_request("wafer/stats", [this](const json&, Reply r) { on_stats(std::move(r)); });
+  endpoint_.on_notification("wafer/warm", [this](const json& p) { on_warm(p); });
 }
 
 std::optional<jsonrpc::Error> LspServer::gate(const jsonrpc::Message& m) {

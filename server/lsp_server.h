@@ -20,6 +20,7 @@
 #include "server/options.h"
 #include "server/protocol.h"
 #include "server/scheduler.h"
+#include "server/context.h"
 #include "server/extra_context.h"
 #include "server/stats.h"
 #include "server/typing_cache.h"
@@ -74,6 +75,9 @@ class LspServer {
 
   // lsp_completion.cpp
   void on_completion(const nlohmann::json& params, jsonrpc::Reply reply, bool inline_kind);
+  // The engine request (and cursor facts) of a completion at `offset` of the document:
+  // windowed text, extra context, names, max_tokens; `window` gets the FIM window used.
+  FimContext completion_context(const std::string& uri, const Workspace::View& view, size_t offset, FimWindow& window);
   std::vector<ContextFile> extra_context(const std::string& uri, const Workspace::View& view, size_t window_begin,
                                          size_t window_end, std::string_view window_without_cursor_line,
                                          int budget_tokens);
@@ -85,6 +89,8 @@ class LspServer {
   static std::string ahead_key(const std::string& uri);  // the scheduler key of a document's ahead work
   void start_ahead(const std::shared_ptr<CompletionState>& st);
   void on_completion_feedback(const nlohmann::json& params, bool partial_accept);
+  // lsp_warm.cpp
+  void on_warm(const nlohmann::json& params);
   const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
 
   void load_model();

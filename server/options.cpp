@@ -153,6 +153,15 @@ const std::vector<Flag>& flags() {
       {"--ahead-tokens", "lsp", true,
        [](Options& o, std::string_view v) { return parse_number("--ahead-tokens", v, o.ahead_tokens, 0, 4096); },
        "after a suggestion, decode this many tokens of its continuation while idle (default 48; 0: off)"},
+      {"--warm", "lsp", true,
+       [](Options& o, std::string_view v) {
+         if (v != "on" && v != "off") return Status(make_error("--warm: expected on or off, got '" + std::string(v) + "'"));
+         o.warm = v == "on";
+         return Status{};
+       },
+       "on|off: when the editor sends wafer/warm (a document shown, the cursor moved there), prefill the prompt a "
+       "request at that position would have while the engine is idle, so the first suggestion there is quick "
+       "(default on)"},
       {"--languages", "lsp", true,
        [](Options& o, std::string_view v) {
          o.languages.clear();

@@ -59,9 +59,11 @@ Status apply_settings(Options& o, const json& settings_in) {
     if (auto t = parse_kv_type(it->get<std::string>()); !t) return make_error("kvType: " + t.error().message);
     next.kv_type = it->get<std::string>();
   }
-  if (auto it = s->find("tokenHealing"); it != s->end() && !it->is_null()) {
-    if (!it->is_boolean()) return make_error(std::string("tokenHealing: expected a boolean, got ") + it->type_name());
-    next.token_healing = it->get<bool>();
+  for (auto [key, field] : {std::pair{"tokenHealing", &next.token_healing}, std::pair{"warm", &next.warm}}) {
+    if (auto it = s->find(key); it != s->end() && !it->is_null()) {
+      if (!it->is_boolean()) return make_error(std::string(key) + ": expected a boolean, got " + it->type_name());
+      *field = it->get<bool>();
+    }
   }
   for (auto [key, lo, hi, field] : {std::tuple{"threads", 0, 1024, &next.threads},
                                     std::tuple{"contextLength", 16, 1 << 20, &next.context},

@@ -3,7 +3,8 @@
 // precedence. JSON keys (camelCase), all optional:
 //   model, threads, contextLength, debounceMs, maxTokens, prefixLines, suffixLines,
 //   windowBytes, prefixTokens, suffixTokens, prefixStepLines, extraTokens, alternatives,
-//   alternativesTemperature, alternativesTopP, aheadTokens, enabledLanguages (array of languageIds; empty = all),
+//   alternativesTemperature, alternativesTopP, aheadTokens, warm (boolean), enabledLanguages (array of
+//   languageIds; empty = all),
 //   backend ("local" | "llama-server" | "openai"), backendUrl, backendModel, apiKeyEnv, apiKeyFile,
 //   backendTimeoutMs, fimTemplate
 // A settings object may also be nested under "wafer" (as editors send a section).

@@ -335,3 +335,25 @@ TEST_CASE("engine: a stop string is never streamed, not even in part", "[engine]
   CHECK(r.last().text == expected);
   CHECK(r.streamed == expected);
 }
+
+TEST_CASE("engine: a prefill-only request fills the cache for the request that follows", "[engine]") {
+  test::EngineFixture f;
+  CompletionRequest warm = request("a.py", kPrefix, kSuffix, 8);
+  warm.prefill_only = true;
+  test::Recorded w = f.run(warm);
+  REQUIRE(w.last().kind == CompletionEvent::Kind::kDone);
+  CHECK(w.last().stop == StopReason::kMaxTokens);
+  CHECK(w.last().timings.tokens_generated == 0);
+  CHECK(w.streamed.empty());
+  const int prompt_tokens = w.last().timings.tokens_prefilled;
+  CHECK(prompt_tokens == static_cast<int>(prompt_of(*f.engine, kPrefix, kSuffix).size()));
+  // The real request at the same place prefills only the last prompt token (for its logits)
+  // and answers as a request on a cold cache does.
+  test::Recorded real = f.run(request("a.py", kPrefix, kSuffix, 8));
+  CHECK(real.last().timings.tokens_reused == prompt_tokens - 1);
+  CHECK(real.last().timings.tokens_prefilled == 1);
+  test::Recorded cold = f.run(request("b.py", kPrefix, kSuffix, 8));
+  CHECK(cold.last().timings.tokens_prefilled == prompt_tokens);
+  CHECK(real.streamed == cold.streamed);
+  CHECK_FALSE(cold.streamed.empty());
+}

@@ -5,7 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "engine/synthetic_model.h"
 #include "tests/support/lsp_client.h"
@@ -61,5 +63,64 @@ TEST_CASE("real engine: burst of inline completions on a synthetic model", "[int
   CHECK((*last)["result"]["items"].is_array());
   json stats = c.request("wafer/stats", nullptr);
   CHECK(stats["result"]["counts"]["outcome_done"] == 1);
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
+namespace {
+
+// Polls wafer/stats until counts[name] reaches `at_least` (10 s), and returns the stats.
+json wait_for_count(LspClient& c, const std::string& name, uint64_t at_least) {
+  json stats;
+  for (int i = 0; i < 1000; ++i) {
+    stats = c.request("wafer/stats", nullptr)["result"];
+    if (stats["counts"].value(name, uint64_t{0}) >= at_least) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return stats;
+}
+
+}  // namespace
+
+TEST_CASE("real engine: wafer/warm prefills the prompt so the request there reuses it", "[integration][engine]") {
+  TempDir dir;
+  wafer::SyntheticModelSpec spec;
+  spec.architecture = "qwen2";
+  REQUIRE(wafer::write_synthetic_model(spec, dir / "tiny.gguf"));
+  LspClient c({"--model", (dir / "tiny.gguf").string(), "--debounce-ms", "0", "--max-tokens", "4", "--threads", "1",
+               "--ahead-tokens", "0", "--token-healing", "off"});
+  c.initialize({{"general", {{"positionEncodings", {"utf-8"}}}}});
+  REQUIRE(c.wait_for([](const json& m) {
+    return m.value("method", "") == "window/logMessage" &&
+           m["params"]["message"].get<std::string>().find("model loaded") != std::string::npos;
+  }));
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += "def f" + std::to_string(i) + "(x):\n    return x * " + std::to_string(i) + "\n\n";
+  const json at = {{"line", 45}, {"character", 4}};  // inside `return x * 15`
+  for (const char* uri : {"file:///work/warm.py", "file:///work/cold.py"})
+    c.notify("textDocument/didOpen",
+             {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  // Unknown or out-of-range input is refused without harm.
+  c.notify("wafer/warm", {{"textDocument", {{"uri", "file:///work/not-open.py"}}}, {"position", at}});
+  c.notify("wafer/warm", {{"textDocument", {{"uri", "file:///work/warm.py"}}}, {"position", {{"line", 9999}, {"character", 0}}}});
+  c.notify("wafer/warm", {{"textDocument", {{"uri", "file:///work/warm.py"}}}, {"position", at}});
+  json stats = wait_for_count(c, "warm_outcome_done", 1);
+  REQUIRE(stats["counts"].value("warm_outcome_done", 0) == 1);
+  const uint64_t warmed = stats["counts"].value("warm_prefilled_tokens", uint64_t{0});
+  CHECK(warmed > 100);
+
+  auto complete = [&](const char* uri) {
+    auto r = c.request("textDocument/inlineCompletion",
+                       {{"textDocument", {{"uri", uri}}}, {"position", at}, {"context", {{"triggerKind", 2}}}}, 60000);
+    REQUIRE(r.contains("result"));
+    return r;
+  };
+  complete("file:///work/warm.py");
+  stats = c.request("wafer/stats", nullptr)["result"];
+  CHECK(stats["counts"].value("prefilled_tokens", uint64_t{0}) == 1);  // the last prompt token, for its logits
+  CHECK(stats["counts"].value("reused_tokens", uint64_t{0}) == warmed - 1);
+  // The same request in a document nobody warmed prefills the whole prompt.
+  complete("file:///work/cold.py");
+  stats = c.request("wafer/stats", nullptr)["result"];
+  CHECK(stats["counts"].value("prefilled_tokens", uint64_t{0}) > 1 + warmed * 9 / 10);
   CHECK(c.shutdown_and_exit() == 0);
 }

@@ -143,3 +143,14 @@ TEST_CASE("options: token healing on or off", "[options]") {
   CHECK(bad.error().message.find("--token-healing") != std::string::npos);
   CHECK_FALSE(parse({"tokenize", "--token-healing", "off"}));  // not an engine run
 }
+
+TEST_CASE("options: warm-up on or off", "[options]") {
+  CHECK(parse({"lsp"})->warm);
+  auto off = parse({"lsp", "--warm", "off"});
+  REQUIRE(off);
+  CHECK_FALSE(off->warm);
+  auto bad = parse({"lsp", "--warm", "1"});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("--warm: expected on or off") == 0);
+  CHECK_FALSE(parse({"bench", "--warm", "off"}));  // an lsp option
+}

@@ -130,3 +130,16 @@ TEST_CASE("settings: remote backend keys; a change of backend re-creates it", "[
   CHECK_FALSE(apply_settings(o, json::parse(R"({"backendUrl":8080})")));
   CHECK_FALSE(apply_settings(o, json::parse(R"({"backendTimeoutMs":5})")));
 }
+
+TEST_CASE("settings: warm turns the warm-up off and on", "[settings]") {
+  Options o;
+  CHECK(o.warm);
+  REQUIRE(apply_settings(o, json::parse(R"({"warm":false})")));
+  CHECK_FALSE(o.warm);
+  REQUIRE(apply_settings(o, json::parse(R"({"wafer":{"warm":true}})")));
+  CHECK(o.warm);
+  Status bad = apply_settings(o, json::parse(R"({"warm":1})"));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("warm: expected a boolean") == 0);
+  CHECK(o.warm);
+}
