@@ -57,6 +57,13 @@ Status parse_double(std::string_view flag, std::string_view text, double& out, d
   return {};
 }
 
+Status parse_on_off(std::string_view flag, std::string_view text, bool& out) {
+  if (text != "on" && text != "off")
+    return make_error(std::string(flag) + ": expected on or off, got '" + std::string(text) + "'");
+  out = text == "on";
+  return {};
+}
+
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
       {"--model", "lsp generate info tokenize bench", true,
@@ -87,11 +94,7 @@ const std::vector<Flag>& flags() {
        "copy model mixed into the network's predictions: auto (the model file's wafer.copy_strength; only wafer's "
        "bundled model has one), off, or a strength C > 0 (after an L-token repeat it weighs L/(L+C))"},
       {"--token-healing", "lsp bench", true,
-       [](Options& o, std::string_view v) {
-         if (v != "on" && v != "off") return Status(make_error("--token-healing: expected on or off, got '" + std::string(v) + "'"));
-         o.token_healing = v == "on";
-         return Status{};
-       },
+       [](Options& o, std::string_view v) { return parse_on_off("--token-healing", v, o.token_healing); },
        "on|off: take the prefix's last token off the prompt and let the model regenerate it, so a cursor inside "
        "a word continues the word (default on)"},
       {"--fim-format", "lsp bench", true,
@@ -154,11 +157,7 @@ const std::vector<Flag>& flags() {
        [](Options& o, std::string_view v) { return parse_number("--ahead-tokens", v, o.ahead_tokens, 0, 4096); },
        "after a suggestion, decode this many tokens of its continuation while idle (default 48; 0: off)"},
       {"--warm", "lsp", true,
-       [](Options& o, std::string_view v) {
-         if (v != "on" && v != "off") return Status(make_error("--warm: expected on or off, got '" + std::string(v) + "'"));
-         o.warm = v == "on";
-         return Status{};
-       },
+       [](Options& o, std::string_view v) { return parse_on_off("--warm", v, o.warm); },
        "on|off: when the editor sends wafer/warm (a document shown, the cursor moved there), prefill the prompt a "
        "request at that position would have while the engine is idle, so the first suggestion there is quick "
        "(default on)"},
