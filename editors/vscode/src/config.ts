@@ -12,6 +12,7 @@ export interface WaferSettings {
   debounceMs: number;
   daemonOptions: Record<string, unknown>;
   enable: Record<string, boolean>;
+  warm: boolean; // send wafer/warm where the cursor comes to rest (warm.ts)
 }
 
 export const DEFAULTS: WaferSettings = {
@@ -24,6 +25,7 @@ export const DEFAULTS: WaferSettings = {
   debounceMs: 75,
   daemonOptions: {},
   enable: { '*': true, plaintext: false, markdown: false, scminput: false },
+  warm: true,
 };
 
 // Reads every setting through `get` (vscode's WorkspaceConfiguration.get in the
@@ -40,6 +42,7 @@ export function readSettings(get: (key: string) => unknown): WaferSettings {
   const args = get('args');
   const daemonOptions = get('daemonOptions');
   const enable = get('enable');
+  const warm = get('warm');
   return {
     path: str('path') || DEFAULTS.path,
     args: Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string') : [],
@@ -50,6 +53,7 @@ export function readSettings(get: (key: string) => unknown): WaferSettings {
     debounceMs: int('debounceMs'),
     daemonOptions: isRecord(daemonOptions) ? daemonOptions : {},
     enable: isRecord(enable) ? booleans(enable) : { ...DEFAULTS.enable },
+    warm: typeof warm === 'boolean' ? warm : DEFAULTS.warm,
   };
 }
 

@@ -3,9 +3,10 @@
 // and trigger commands, a status bar item with the last latency and model state, and an
 // output channel with the daemon's log.
 import * as vscode from 'vscode';
-import { readSettings, type WaferSettings } from './config';
+import { languageEnabled, readSettings, type WaferSettings } from './config';
 import { ACCEPTED_COMMAND, WaferClient } from './client';
 import { SuggestionLog, statusText } from './inlineCompletion';
+import { WarmTracker } from './warm';
 
 let client: WaferClient | undefined;
 
@@ -44,9 +45,32 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     refresh();
   };
 
+  // Warm-up: where the cursor comes to rest without typing, the daemon prefills the prompt.
+  const warm = new WarmTracker();
+  let warmTimer: ReturnType<typeof setTimeout> | undefined;
+  const warmAt = (editor: vscode.TextEditor | undefined, shown: boolean): void => {
+    const s = settings();
+    if (!editor || !s.warm || editor.document.uri.scheme !== 'file' || !languageEnabled(s.enable, editor.document.languageId))
+      return;
+    const pos = editor.selection.active;
+    const doc = editor.document;
+    const params = warm.cursor({ uri: doc.uri.toString(), version: doc.version, line: pos.line, character: pos.character }, shown);
+    if (params) wc.notify('wafer/warm', params);
+  };
+
   context.subscriptions.push(
     output,
     status,
+    vscode.window.onDidChangeActiveTextEditor((editor) => {
+      // After the editor's didOpen has gone out.
+      setTimeout(() => warmAt(editor, true), 100);
+    }),
+    vscode.window.onDidChangeTextEditorSelection((e) => {
+      if (warmTimer) clearTimeout(warmTimer);
+      warmTimer = setTimeout(() => warmAt(e.textEditor, false), 250);
+    }),
+    vscode.workspace.onDidCloseTextDocument((doc) => warm.forget(doc.uri.toString())),
+    { dispose: () => warmTimer && clearTimeout(warmTimer) },
     vscode.commands.registerCommand('wafer.acceptWord', () => partial('editor.action.inlineSuggest.acceptNextWord')),
     vscode.commands.registerCommand('wafer.acceptLine', () => partial('editor.action.inlineSuggest.acceptNextLine')),
     vscode.commands.registerCommand('wafer.next', () => vscode.commands.executeCommand('editor.action.inlineSuggest.showNext')),

@@ -43,6 +43,9 @@ M.defaults = {
   hl_group = 'WaferSuggestion',
   -- Ask for streamed partial results ($/progress) so the ghost text grows as it decodes.
   stream = true,
+  -- Tell the daemon where the cursor rests (buffer shown, insert mode entered, CursorHold)
+  -- so it prefills the prompt there while idle: the first suggestion comes sooner.
+  warm = true,
 }
 
 M.options = vim.deepcopy(M.defaults)

@@ -7,6 +7,7 @@ local config = require('wafer.config')
 local keymaps = require('wafer.keymaps')
 local render = require('wafer.render')
 local suggestion = require('wafer.suggestion')
+local warm = require('wafer.warm')
 
 local M = {}
 
@@ -76,6 +77,7 @@ function M.detach(buf)
   if attached[buf] then
     attached[buf] = nil
     suggestion.detach(buf)
+    warm.forget(buf)
     render.clear(buf)
     keymaps.detach(buf, config.options.keymaps)
   end
@@ -151,7 +153,9 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd({ 'FileType', 'BufEnter' }, {
     group = group,
     callback = function(ev)
-      M.attach(ev.buf)
+      if M.attach(ev.buf) then
+        warm.send_later(ev.buf)
+      end
     end,
   })
   vim.api.nvim_create_autocmd('BufUnload', {
@@ -163,6 +167,7 @@ function M.setup(opts)
   on('InsertCharPre', suggestion.keystroke)
   on({ 'TextChangedI', 'TextChangedP' }, suggestion.on_change)
   on('CursorMovedI', suggestion.on_cursor)
+  on({ 'InsertEnter', 'CursorHold' }, warm.send)
   on({ 'InsertLeave', 'BufLeave' }, suggestion.reset)
   on('CompleteChanged', render.clear)
   on('CompleteDone', function(buf)

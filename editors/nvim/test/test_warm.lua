@@ -1,0 +1,76 @@
+-- Warm-up notifications: the plugin tells the daemon where the cursor rests (wafer/warm)
+-- when a buffer is shown and when insert mode starts, once per buffer state and position,
+-- and not at all with `warm = false`. Against the real daemon, it also checks that the
+-- daemon acted on them (wafer/stats).
+local h = require('helpers')
+local client = require('wafer.client')
+local config = require('wafer.config')
+
+local FAKE = os.getenv('WAFER_TEST_FAKE') == '1'
+
+local function warms(seen)
+  local out = {}
+  for _, n in ipairs(seen) do
+    if n.method == 'wafer/warm' then
+      table.insert(out, n.params)
+    end
+  end
+  return out
+end
+
+return {
+  { 'showing a buffer and entering insert mode send wafer/warm once per position', function()
+    local seen, restore = h.spy_notifications()
+    local ok, err = pcall(function()
+      local buf = h.new_buffer('python', { 'import os', '', 'def add(a, b):', '    return a + b' })
+      vim.cmd('doautocmd BufEnter')
+      h.wait_for(function()
+        return #warms(seen) >= 1
+      end, 5000, 'wafer/warm after the buffer was shown')
+      local first = warms(seen)[1]
+      h.eq(vim.uri_from_bufnr(buf), first.textDocument.uri, 'uri')
+      h.eq(0, first.position.line, 'line of the cursor')
+      vim.api.nvim_win_set_cursor(0, { 4, 4 })
+      h.type('i')
+      h.wait_for(function()
+        return #warms(seen) >= 2
+      end, 5000, 'wafer/warm on InsertEnter')
+      local second = warms(seen)[2]
+      h.eq(3, second.position.line, 'line on InsertEnter')
+      h.eq(4, second.position.character, 'character on InsertEnter')
+      vim.cmd('stopinsert')
+      h.sleep(150)  -- deferred sends of the buffer's BufEnter events have gone out
+      local sent = #warms(seen)
+      vim.api.nvim_win_set_cursor(0, { 4, 4 })
+      vim.cmd('doautocmd InsertEnter')  -- same text, same place: nothing new to warm
+      h.sleep(100)
+      h.eq(sent, #warms(seen), 'no repeat for an unchanged position: ' .. vim.inspect(warms(seen)))
+      if not FAKE then
+        h.wait_for(function()
+          local stats = client.request_sync('wafer/stats', vim.empty_dict(), 1000, buf)
+          return stats and stats.counts and (stats.counts.warm_started or 0) >= 1
+        end, 10000, 'the daemon to start a warm-up')
+      end
+      vim.cmd('bwipe!')
+    end)
+    restore()
+    assert(ok, err)
+  end },
+
+  { 'warm = false sends nothing', function()
+    local seen, restore = h.spy_notifications()
+    config.options.warm = false
+    local ok, err = pcall(function()
+      h.new_buffer('python', { 'x = 1' })
+      vim.cmd('doautocmd BufEnter')
+      h.type('i')
+      h.sleep(200)
+      vim.cmd('stopinsert')
+      h.eq(0, #warms(seen), 'no wafer/warm')
+      vim.cmd('bwipe!')
+    end)
+    config.options.warm = true
+    restore()
+    assert(ok, err)
+  end },
+}
