@@ -120,6 +120,17 @@ function M.spy_notifications()
   end
 end
 
+-- The params of the notifications in `seen` (from spy_notifications) with this method.
+function M.params_of(seen, method)
+  local out = {}
+  for _, n in ipairs(seen) do
+    if n.method == method then
+      table.insert(out, n.params)
+    end
+  end
+  return out
+end
+
 -- Types `prefix` in insert mode on a new line and waits for a suggestion; returns its
 -- ghost text and the latency the plugin measured.
 function M.type_until_ghost(prefix, timeout)

@@ -31,13 +31,7 @@ local function last_line(buf)
 end
 
 local function partial_accepts(seen)
-  local out = {}
-  for _, n in ipairs(seen) do
-    if n.method == 'textDocument/didPartiallyAcceptCompletion' then
-      table.insert(out, n.params)
-    end
-  end
-  return out
+  return h.params_of(seen, 'textDocument/didPartiallyAcceptCompletion')
 end
 
 -- The expected screen text of a ghost line (tabs expanded as render does, cut to width).

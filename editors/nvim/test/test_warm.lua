@@ -9,13 +9,7 @@ local config = require('wafer.config')
 local FAKE = os.getenv('WAFER_TEST_FAKE') == '1'
 
 local function warms(seen)
-  local out = {}
-  for _, n in ipairs(seen) do
-    if n.method == 'wafer/warm' then
-      table.insert(out, n.params)
-    end
-  end
-  return out
+  return h.params_of(seen, 'wafer/warm')
 end
 
 return {
