@@ -121,6 +121,7 @@ struct Replay {
   int requests = 0;
   double prefilled_p50 = 0, prefilled_p90 = 0, ttft_p50 = 0, ttft_p90 = 0, total_p50 = 0, total_p90 = 0;
   double generated_p50 = 0, prompt_p50 = 0, cold_total_ms = 0, cold_prefilled = 0, moved_p50 = 0;
+  double warm_ms = 0, after_warm_ttft_ms = 0, after_warm_total_ms = 0;  // a prefill-only request, then the real one
   int compared = 0, identical = 0, same_first_token = 0;  // --check-exact
 };
 
@@ -157,6 +158,19 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
   const size_t start = window_start(tok, before, prefix_budget);
 
   Replay r;
+  {  // The daemon's wafer/warm: a prefill-only request, then the cold request's prompt on that session.
+    CompletionRequest req;
+    req.session_key = o.file + "#warm";
+    req.prefix = source.substr(start, cursor - start);
+    req.suffix = suffix;
+    req.max_tokens = o.predict;
+    req.prefill_only = true;
+    r.warm_ms = run(e, req).timings.total_ms;
+    req.prefill_only = false;
+    const Timings t = run(e, req).timings;
+    r.after_warm_ttft_ms = t.first_token_ms;
+    r.after_warm_total_ms = t.total_ms;
+  }
   std::vector<double> prefilled, ttft, total, generated, prompt, moved;
   for (int i = 0; i <= o.chars; ++i) {
     CompletionRequest req;
@@ -347,11 +361,13 @@ int main(int argc, char** argv) {
         "{\"model\":\"%s\",\"threads\":%d,\"requests\":%d,\"prompt_tokens_p50\":%.0f,\"prefilled_tokens_p50\":%.1f,"
         "\"prefilled_tokens_p90\":%.1f,\"ttft_ms_p50\":%.1f,\"ttft_ms_p90\":%.1f,\"total_ms_p50\":%.1f,"
         "\"total_ms_p90\":%.1f,\"generated_tokens_p50\":%.1f,\"cold_prefilled_tokens\":%.0f,\"cold_total_ms\":%.1f,"
+        "\"warm_ms\":%.1f,\"after_warm_ttft_ms\":%.1f,\"after_warm_total_ms\":%.1f,"
         "\"spec_plain_tokens_per_s\":%.2f,\"spec_tokens_per_s\":%.2f,\"spec_acceptance\":%.3f,"
         "\"spec_identical\":%s,\"cancel_prefill_ms\":%.1f,\"cancel_prefill_max_ms\":%.1f,\"cancel_decode_ms\":%.1f,\"chunk_reuse\":%d,"
         "\"moved_tokens_p50\":%.1f,\"exact_compared\":%d,\"exact_identical\":%d,\"exact_same_first_word\":%d}\n",
         e.info().name.c_str(), o.threads, r.requests, r.prompt_p50, r.prefilled_p50, r.prefilled_p90, r.ttft_p50,
-        r.ttft_p90, r.total_p50, r.total_p90, r.generated_p50, r.cold_prefilled, r.cold_total_ms, s.plain_tps,
+        r.ttft_p90, r.total_p50, r.total_p90, r.generated_p50, r.cold_prefilled, r.cold_total_ms, r.warm_ms,
+        r.after_warm_ttft_ms, r.after_warm_total_ms, s.plain_tps,
         s.spec_tps, s.acceptance, s.identical ? "true" : "false", cancel_prefill, cancel_prefill_max, cancel_decode, o.chunk_reuse,
         r.moved_p50, r.compared, r.identical, r.same_first_token);
     return s.identical || !o.spec ? 0 : 1;
@@ -361,6 +377,8 @@ int main(int argc, char** argv) {
     std::printf("typing replay: %d requests (%s), prompt ~%.0f tokens, %d predicted\n", r.requests, o.file.c_str(),
                 r.prompt_p50, o.predict);
     std::printf("  cold first request: %.0f tokens prefilled, %.0f ms\n", r.cold_prefilled, r.cold_total_ms);
+    std::printf("  after a warm-up (prefill only, %.0f ms): first token %.0f ms, total %.0f ms\n", r.warm_ms,
+                r.after_warm_ttft_ms, r.after_warm_total_ms);
     std::printf("  prefilled tokens  p50 %.1f  p90 %.1f", r.prefilled_p50, r.prefilled_p90);
     if (o.chunk_reuse > 0) std::printf("  (chunk reuse >= %d tokens: p50 %.0f moved)", o.chunk_reuse, r.moved_p50);
     std::printf("\n");
