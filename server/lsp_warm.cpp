@@ -12,12 +12,6 @@
 
 namespace wafer {
 
-namespace {
-
-std::string warm_key(const std::string& uri) { return "warm\n" + uri; }
-
-}  // namespace
-
 void LspServer::on_warm(const nlohmann::json& params) {
   auto p = lsp::parse_params<lsp::CompletionParams>(params);
   const std::string& uri = p.text_document.uri;
@@ -34,7 +28,9 @@ void LspServer::on_warm(const nlohmann::json& params) {
   FimWindow window;
   FimContext ctx = completion_context(uri, *view, *offset, window);
   Scheduler::Job job;
-  job.key = warm_key(uri);  // a newer warm-up for the document supersedes this one
+  // One key for all documents: only the latest resting place is worth the engine's time
+  // (flipping through buffers must not queue a warm-up per buffer).
+  job.key = "warm";
   job.background = true;
   job.request = std::move(ctx.request);
   job.request.prefill_only = true;
