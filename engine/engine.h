@@ -42,6 +42,10 @@ struct EngineOptions {
   // KV cache element type: "f16" (IEEE half: half the memory, and half the bytes attention
   // reads per token deep in a context) or "f32" (exact). An unknown name fails the load.
   std::string kv_type = "f16";
+  // Lock the weights a forward pass reads into RAM (mlock), so they are never paged out
+  // while the editor idles. A refusal (RLIMIT_MEMLOCK) does not fail the load: it is
+  // reported in ModelInfo::memory_lock.
+  bool lock_memory = false;
   // Token healing (engine/token_healing.h): the prefix's last token is taken off the prompt
   // and regenerated, so a cursor inside a word continues the word the way the model would
   // have written it; the healed bytes are not repeated in the completion.
@@ -57,6 +61,9 @@ struct ModelInfo {
   int64_t parameters = 0;
   std::string fim_template;  // the resolved FIM template, e.g. "qwen" or "starcoder-spm"
   float copy_strength = 0;   // the copy model's strength in use (0: off; engine/copy_model.h)
+  // With lock_memory: "locked N MiB of weights in RAM", or "cannot lock the weights in RAM:
+  // ..." (why, and which limit to raise); "" when not asked.
+  std::string memory_lock;
 };
 
 // One fill-in-the-middle completion. The engine applies the model's FIM template.

@@ -66,6 +66,14 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
   info_.parameters = static_cast<int64_t>(parameter_count(model_->file()));
   copy_strength_ = options_.copy_strength < 0 ? model_copy_strength(model_->file()) : options_.copy_strength;
   info_.copy_strength = copy_strength_;
+  if (options_.lock_memory) {
+    auto locked = model_->lock_in_ram();
+    const auto size = [](uint64_t b) {
+      return b < (uint64_t{1} << 20) ? std::to_string(b >> 10) + " KiB" : std::to_string((b + (1 << 19)) >> 20) + " MiB";
+    };
+    info_.memory_lock = locked ? "locked " + size(*locked) + " of weights in RAM"
+                               : "cannot lock the weights in RAM: " + locked.error().message;
+  }
 
   const auto parsed_kv = parse_kv_type(options_.kv_type);  // checked by load()
   const KvType kv_type = parsed_kv ? *parsed_kv : KvType::F32;

@@ -1,9 +1,12 @@
 #include "engine/model.h"
 
 #include <string>
+#include <vector>
 
 #include "engine/arch.h"
+#include "engine/memory_lock.h"
 #include "engine/quant.h"
+#include "engine/repack.h"
 
 namespace wafer {
 namespace {
@@ -120,6 +123,20 @@ Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend
     m->output_ = std::move(*p);
   }
   return m;
+}
+
+Result<uint64_t> Model::lock_in_ram() const {
+  std::vector<ByteRange> ranges;
+  auto add = [&](const kernels::PackedMatrix& w) {
+    const size_t bytes = w.layout == 0 ? static_cast<size_t>(w.view.rows) * w.view.row_bytes
+                                       : packed_bytes(w.view.type, w.view.rows, w.view.cols);
+    ranges.push_back({w.data, bytes});
+  };
+  for (const LayerWeights& L : layers_)
+    for (const kernels::PackedMatrix* w : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) add(*w);
+  add(output_);
+  ranges.push_back({token_embd_.data, static_cast<size_t>(token_embd_.rows) * token_embd_.row_bytes});
+  return ::wafer::lock_in_ram(ranges);
 }
 
 void Model::embed(int32_t token, float* out) const {

@@ -46,6 +46,10 @@ class Model {
   // `token` must be in [0, n_vocab).
   void embed(int32_t token, float* out) const;
 
+  // Locks into RAM (mlock) the bytes a forward pass reads: every weight matrix as its
+  // kernel reads it and the token embedding rows. Returns the bytes locked, or why not.
+  Result<uint64_t> lock_in_ram() const;
+
   const std::vector<LayerWeights>& layers() const { return layers_; }
   const std::vector<float>& output_norm() const { return output_norm_; }
   const kernels::PackedMatrix& output() const { return output_; }  // (n_vocab, n_embd)

@@ -156,6 +156,10 @@ const std::vector<Flag>& flags() {
       {"--ahead-tokens", "lsp", true,
        [](Options& o, std::string_view v) { return parse_number("--ahead-tokens", v, o.ahead_tokens, 0, 4096); },
        "after a suggestion, decode this many tokens of its continuation while idle (default 48; 0: off)"},
+      {"--mlock", "lsp", true,
+       [](Options& o, std::string_view v) { return parse_on_off("--mlock", v, o.mlock); },
+       "on|off: lock the model's weights in RAM so they are never paged out while idle (default off; a refusal, "
+       "e.g. RLIMIT_MEMLOCK too low, is a warning and the model still loads)"},
       {"--warm", "lsp", true,
        [](Options& o, std::string_view v) { return parse_on_off("--warm", v, o.warm); },
        "on|off: when the editor sends wafer/warm (a document shown, the cursor moved there), prefill the prompt a "

@@ -3,7 +3,7 @@
 // precedence. JSON keys (camelCase), all optional:
 //   model, threads, contextLength, debounceMs, maxTokens, prefixLines, suffixLines,
 //   windowBytes, prefixTokens, suffixTokens, prefixStepLines, extraTokens, alternatives,
-//   alternativesTemperature, alternativesTopP, aheadTokens, warm (boolean), enabledLanguages (array of
+//   alternativesTemperature, alternativesTopP, aheadTokens, warm and mlock (booleans), enabledLanguages (array of
 //   languageIds; empty = all),
 //   backend ("local" | "llama-server" | "openai"), backendUrl, backendModel, apiKeyEnv, apiKeyFile,
 //   backendTimeoutMs, fimTemplate

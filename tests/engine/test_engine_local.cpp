@@ -357,3 +357,22 @@ TEST_CASE("engine: a prefill-only request fills the cache for the request that f
   CHECK(real.streamed == cold.streamed);
   CHECK_FALSE(cold.streamed.empty());
 }
+
+TEST_CASE("engine: lock_memory locks the weights in RAM, or says why not", "[engine]") {
+  test::EngineFixture plain;
+  CHECK(plain.engine->info().memory_lock.empty());  // not asked
+  EngineOptions o;
+  o.lock_memory = true;
+  test::EngineFixture f(o);
+  const std::string& lock = f.engine->info().memory_lock;
+  INFO(lock);
+  if (lock.starts_with("cannot")) {  // an unprivileged run under a small RLIMIT_MEMLOCK
+    CHECK(lock.find("RLIMIT_MEMLOCK") != std::string::npos);
+  } else {
+    REQUIRE(lock.starts_with("locked "));
+    CHECK(std::stoi(lock.substr(7)) >= 1);  // the synthetic model's weights: some MiB
+  }
+  // The model answers either way.
+  test::Recorded r = f.run(request("a.py", kPrefix, kSuffix, 4));
+  CHECK(r.last().kind == CompletionEvent::Kind::kDone);
+}

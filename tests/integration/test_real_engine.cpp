@@ -124,3 +124,22 @@ TEST_CASE("real engine: wafer/warm prefills the prompt so the request there reus
   CHECK(stats["counts"].value("prefilled_tokens", uint64_t{0}) > 1 + warmed * 9 / 10);
   CHECK(c.shutdown_and_exit() == 0);
 }
+
+TEST_CASE("real engine: --mlock on reports where the weights are", "[integration][engine]") {
+  TempDir dir;
+  wafer::SyntheticModelSpec spec;
+  spec.architecture = "qwen2";
+  REQUIRE(wafer::write_synthetic_model(spec, dir / "tiny.gguf"));
+  LspClient c({"--model", (dir / "tiny.gguf").string(), "--threads", "1", "--mlock", "on"});
+  c.initialize();
+  auto note = c.wait_for([](const json& m) {
+    return m.value("method", "") == "window/logMessage" &&
+           m["params"]["message"].get<std::string>().find("weights in RAM") != std::string::npos;
+  });
+  REQUIRE(note);
+  const std::string message = (*note)["params"]["message"];
+  INFO(message);
+  // Locked, or (an unprivileged run under a small limit) refused with the limit named.
+  CHECK((message.find("locked ") != std::string::npos || message.find("RLIMIT_MEMLOCK") != std::string::npos));
+  CHECK(c.shutdown_and_exit() == 0);
+}

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "server/options.h"
+#include "server/settings.h"
 
 namespace {
 
@@ -153,4 +154,12 @@ TEST_CASE("options: warm-up on or off", "[options]") {
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message.find("--warm: expected on or off") == 0);
   CHECK_FALSE(parse({"bench", "--warm", "off"}));  // an lsp option
+}
+
+TEST_CASE("options: --mlock on reaches the engine options", "[options]") {
+  CHECK_FALSE(engine_options(*parse({"lsp"})).lock_memory);
+  auto on = parse({"lsp", "--mlock", "on"});
+  REQUIRE(on);
+  CHECK(engine_options(*on).lock_memory);
+  CHECK_FALSE(parse({"lsp", "--mlock", "yes"}));
 }

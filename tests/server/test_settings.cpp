@@ -131,6 +131,17 @@ TEST_CASE("settings: remote backend keys; a change of backend re-creates it", "[
   CHECK_FALSE(apply_settings(o, json::parse(R"({"backendTimeoutMs":5})")));
 }
 
+TEST_CASE("settings: mlock locks the weights and reloads the engine", "[settings]") {
+  Options o;
+  Options next = o;
+  REQUIRE(apply_settings(next, json::parse(R"({"mlock":true})")));
+  CHECK(engine_options(next).lock_memory);
+  CHECK(engine_changed(o, next));
+  Status bad = apply_settings(next, json::parse(R"({"mlock":"on"})"));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("mlock: expected a boolean") == 0);
+}
+
 TEST_CASE("settings: warm turns the warm-up off and on", "[settings]") {
   Options o;
   CHECK(o.warm);
