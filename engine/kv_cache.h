@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/huge_pages.h"
 #include "engine/model_config.h"
 #include "engine/result.h"
 
@@ -97,8 +98,10 @@ class KvCache {
   int key_capacity_ = 0;  // capacity rounded up to whole key blocks
   // One pair is used, by type: keys (n_layer, n_head_kv, key_capacity / 16, dim_k, 16),
   // values (n_layer, n_head_kv, capacity, dim_v).
-  std::vector<float> k_, v_;
-  std::vector<uint16_t> k16_, v16_;
+  // On huge pages (huge_pages.h): attention streams a head's keys and values, up to
+  // hundreds of KiB, for every decoded token.
+  std::vector<float, HugePageAllocator<float>> k_, v_;
+  std::vector<uint16_t, HugePageAllocator<uint16_t>> k16_, v16_;
 };
 
 }  // namespace wafer

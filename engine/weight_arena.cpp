@@ -1,29 +1,14 @@
 #include "engine/weight_arena.h"
 
-#include <sys/mman.h>
+#include "engine/huge_pages.h"
 
 namespace wafer {
 namespace {
 
+size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 constexpr size_t kHugePage = size_t{2} << 20;
 
-size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
-
-// A 2 MiB-aligned anonymous mapping of n bytes (n a multiple of 2 MiB), unmapped by the
-// returned pointer's deleter.
-std::shared_ptr<uint8_t> map_chunk(size_t n) {
-  // Over-map by one huge page and trim, so the start is 2 MiB aligned.
-  void* raw = mmap(nullptr, n + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  auto base = reinterpret_cast<uintptr_t>(raw);
-  uintptr_t aligned = round_up(base, kHugePage);
-  if (aligned > base) munmap(raw, aligned - base);
-  size_t tail = base + n + kHugePage - (aligned + n);
-  if (tail) munmap(reinterpret_cast<void*>(aligned + n), tail);
-  auto* p = reinterpret_cast<uint8_t*>(aligned);
-  madvise(p, n, MADV_HUGEPAGE);  // advice: ignored where THP is off
-  return std::shared_ptr<uint8_t>(p, [n](uint8_t* q) { munmap(q, n); });
-}
+std::shared_ptr<uint8_t> map_chunk(size_t n) { return map_huge(n); }
 
 }  // namespace
 
