@@ -10,7 +10,8 @@ namespace wafer {
 
 namespace {
 
-void grow(std::vector<float>& v, size_t n) {
+template <class V>
+void grow(V& v, size_t n) {
   if (v.size() < n) v.resize(n);
 }
 

@@ -21,6 +21,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/huge_pages.h"
 #include "engine/kernels/kernels.h"
 #include "engine/kv_cache.h"
 #include "engine/model.h"
@@ -71,18 +72,20 @@ class Forward {
   ThreadPool& pool_;
   int max_batch_;
   const SimdKernels* simd_;  // the backend's attention/SwiGLU kernels, or nullptr: scalar ops
-  // Scratch, row-major per token (sizes for the current batch n):
-  std::vector<float> x_;       // (n, n_embd) residual stream
-  std::vector<float> xn_;      // (n, n_embd) normed input of a block
-  std::vector<float> q_;       // (n, n_head * head_dim_k)
-  std::vector<float> k_;       // (n, n_head_kv * head_dim_k)
-  std::vector<float> v_;       // (n, n_head_kv * head_dim_v)
-  std::vector<float> att_;     // (n, n_head * head_dim_v) attention output before Wo
-  std::vector<float> gate_;    // (n, n_ff)
-  std::vector<float> up_;      // (n, n_ff)
-  std::vector<float> proj_;    // (n, n_embd) output of Wo / Wd before the residual add
-  std::vector<float> scores_;  // attention scratch per worker (scores, partial sums)
-  std::vector<float> rope_;    // (n, n_rot) cos then sin per position
+  // Scratch, row-major per token (sizes for the current batch n); big ones (a prefill's
+  // FFN rows: 10 MiB each for 512 tokens of the 0.5B shape) on huge pages.
+  using Scratch = std::vector<float, HugePageAllocator<float>>;
+  Scratch x_;       // (n, n_embd) residual stream
+  Scratch xn_;      // (n, n_embd) normed input of a block
+  Scratch q_;       // (n, n_head * head_dim_k)
+  Scratch k_;       // (n, n_head_kv * head_dim_k)
+  Scratch v_;       // (n, n_head_kv * head_dim_v)
+  Scratch att_;     // (n, n_head * head_dim_v) attention output before Wo
+  Scratch gate_;    // (n, n_ff)
+  Scratch up_;      // (n, n_ff)
+  Scratch proj_;    // (n, n_embd) output of Wo / Wd before the residual add
+  Scratch scores_;  // attention scratch per worker (scores, partial sums)
+  Scratch rope_;    // (n, n_rot) cos then sin per position
   kernels::ActivationSet in_xn_, in_att_, in_ff_, in_out_;
   StepProfile* profile_ = nullptr;
 };
