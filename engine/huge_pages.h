@@ -11,6 +11,8 @@
 
 namespace wafer {
 
+inline constexpr size_t kHugePage = size_t{2} << 20;
+
 // A zero-filled mapping of at least `bytes` bytes (rounded up to 2 MiB), 2 MiB aligned,
 // unmapped by the returned pointer's deleter; nullptr when the OS refuses.
 std::shared_ptr<uint8_t> map_huge(size_t bytes);
@@ -24,7 +26,7 @@ void unmap_huge(void* p, size_t bytes);
 template <class T>
 struct HugePageAllocator {
   using value_type = T;
-  static constexpr size_t kThreshold = size_t{2} << 20;
+  static constexpr size_t kThreshold = kHugePage;
   HugePageAllocator() = default;
   template <class U>
   HugePageAllocator(const HugePageAllocator<U>&) noexcept {}

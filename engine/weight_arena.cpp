@@ -6,9 +6,6 @@ namespace wafer {
 namespace {
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
-constexpr size_t kHugePage = size_t{2} << 20;
-
-std::shared_ptr<uint8_t> map_chunk(size_t n) { return map_huge(n); }
 
 }  // namespace
 
@@ -17,13 +14,13 @@ Result<std::shared_ptr<uint8_t>> WeightArena::allocate(size_t bytes) {
   bytes = round_up(bytes == 0 ? 1 : bytes, 64);
   if (bytes > chunk_bytes_ / 4) {  // big matrices get a mapping of their own
     size_t n = round_up(bytes, kHugePage);
-    auto chunk = map_chunk(n);
+    auto chunk = map_huge(n);
     if (!chunk) return make_error("weight arena: cannot map " + std::to_string(n >> 20) + " MiB");
     mapped_ += n;
     return chunk;
   }
   if (!chunk_ || capacity_ - used_ < bytes) {
-    auto chunk = map_chunk(chunk_bytes_);
+    auto chunk = map_huge(chunk_bytes_);
     if (!chunk) return make_error("weight arena: cannot map " + std::to_string(chunk_bytes_ >> 20) + " MiB");
     mapped_ += chunk_bytes_;
     chunk_ = std::move(chunk);
