@@ -40,7 +40,11 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
                       fim.error().message);
   auto tmpl = parse_fim_template(options.fim_template);
   if (!tmpl) return make_error(tmpl.error().message);
-  if (auto kv = parse_kv_type(options.kv_type); !kv) return make_error(kv.error().message);
+  auto kv = parse_kv_type(options.kv_type);
+  if (!kv) return make_error(kv.error().message);
+  if (*kv == KvType::Q8_0 && (*model)->config().head_dim_k % 32 != 0)
+    return make_error("'" + path + "' cannot use a q8_0 KV cache: its key head size " +
+                      std::to_string((*model)->config().head_dim_k) + " is not a multiple of 32 (use f16)");
   const FimTemplate resolved =
       resolve_fim_template(*tmpl, *fim, *tokenizer, preferred_fim_order((*model)->file()));
   return std::unique_ptr<LocalEngine>(
@@ -80,9 +84,7 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
   // Fewer sessions when the memory cap cannot hold max_sessions caches of n_ctx tokens.
   int max_sessions = std::max(1, options_.max_sessions);
   if (options_.max_cache_mb > 0) {
-    const double element = kv_type == KvType::F16 ? 2.0 : 4.0;
-    const double per_token = element * c.n_layer * c.n_head_kv * (c.head_dim_k + c.head_dim_v);
-    const double per_session = per_token * n_ctx;
+    const double per_session = KvCache::bytes_per_token(c, kv_type) * n_ctx;
     const int fit = static_cast<int>(static_cast<double>(options_.max_cache_mb) * 1024 * 1024 / per_session);
     max_sessions = std::max(1, std::min(max_sessions, fit));
   }

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
+#include "engine/float16.h"
 #include "engine/forward_ops.h"
+#include "engine/quant.h"
 
 namespace wafer {
 
@@ -197,6 +200,36 @@ void attend_scalar(const float* q, int h0, int h1, const T* keys, const T* value
   }
 }
 
+// The scalar reference over Q8_0 keys (KvCache::keys_q8 blocks) and F16 values: the
+// queries of heads [h0, h1) arrive as Q8_0 blocks (qb, dk / 32 per head), each score is
+// the sum over 32-dimension blocks of float(integer dot) * (key scale * query scale),
+// fused, blocks ascending - the SIMD kernel's arithmetic (attend_q8_kernels.h).
+void attend_scalar_q8(const quant::BlockQ8_0* qb, int h0, int h1, const uint8_t* keys, const uint16_t* values,
+                      int n_pos, int dk, int dv, float scale, float* scratch, float* out) {
+  const int nb = dk / 32;
+  const size_t block_bytes = static_cast<size_t>(18) * dk;
+  for (int h = h0; h < h1; ++h) {
+    const quant::BlockQ8_0* qh = qb + static_cast<size_t>(h - h0) * nb;
+    for (int p = 0; p < n_pos; ++p) {
+      const uint8_t* kb = keys + static_cast<size_t>(p / 16) * block_bytes;
+      float dot = 0.0f;
+      for (int b = 0; b < nb; ++b) {
+        int32_t isum = 0;
+        for (int j = 0; j < 32; ++j) {
+          const int i = b * 32 + j;
+          isum += int32_t{qh[b].qs[j]} * (static_cast<int32_t>(kb[((i / 4) * 16 + p % 16) * 4 + i % 4]) - 128);
+        }
+        float dkey;
+        std::memcpy(&dkey, kb + 16 * dk + (b * 16 + p % 16) * 4, 4);
+        dot = std::fma(static_cast<float>(isum), dkey * f16_to_f32(qh[b].d), dot);
+      }
+      scratch[p] = dot;
+    }
+    ops::softmax_scaled(scratch, n_pos, scale);
+    for (int i = 0; i < dv; ++i) out[h * dv + i] = ops::lane_dot(scratch, values + i, n_pos, dv);
+  }
+}
+
 }  // namespace
 
 void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
@@ -217,6 +250,9 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
   grow(scores_, static_cast<size_t>(threads) * per_thread);
   const KvCache& cache = kv;
   const bool f16 = kv.type() == KvType::F16;
+  const bool q8 = kv.type() == KvType::Q8_0;
+  const int q8_blocks = dk / 32 * heads_per_part;  // a worker's query blocks (Q8_0 keys)
+  if (q8) grow(q8_, static_cast<size_t>(threads) * q8_blocks * sizeof(quant::BlockQ8_0));
   // Items go round-robin to the threads, not in contiguous slices: under the causal mask
   // a token's work grows with its position, and with contiguous slices the thread holding
   // the last tokens of a prefill did ~3/4 of the work (2 threads, 512 tokens from position
@@ -232,7 +268,17 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
       const int n_pos = pos0 + t + 1;  // causal: positions 0..pos0+t
       const float* q = q_.data() + t * q_dim;
       float* out = att_.data() + t * att_dim;
-      if (f16) {
+      if (q8) {
+        auto* qb = reinterpret_cast<quant::BlockQ8_0*>(q8_.data()) + static_cast<size_t>(thread) * q8_blocks;
+        quant::quantize_row_q8_0(q + h0 * dk, qb, int64_t{h1 - h0} * dk);
+        const uint8_t* keys = cache.keys_q8(layer, kvh);
+        const uint16_t* values = cache.values_f16(layer, kvh);
+        if (simd_attend && dk <= 512)
+          simd_->attend_q8(reinterpret_cast<const uint8_t*>(qb), h1 - h0, keys, values, n_pos, dk, dv, scale, scratch,
+                           out + h0 * dv, dv);
+        else
+          attend_scalar_q8(qb, h0, h1, keys, values, n_pos, dk, dv, scale, scratch, out);
+      } else if (f16) {
         const uint16_t* keys = cache.keys_f16(layer, kvh);  // blocks of 16 positions, transposed
         const uint16_t* values = cache.values_f16(layer, kvh);
         if (simd_attend)

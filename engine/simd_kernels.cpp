@@ -20,6 +20,8 @@ namespace wafer {
               int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);                 \
   void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,   \
                   int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);   \
+  void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk,   \
+                 int dv, float scale, float* scratch, float* out, int64_t out_stride);                       \
   void swiglu(float* g, const float* u, int64_t n);                                                        \
   void quantize_acts(const QuantizedActs& a, const float* x, int64_t x_stride, int t_begin, int t_end);       \
   }
@@ -127,12 +129,12 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
                                  kernels_avx2::packed_matmul, kernels_avx2::packed_matmul_prefetch,
                                  kernels_avx2::attend,
                                  kernels_avx2::attend_f16,    kernels_avx2::swiglu,
-                                 kernels_avx2::quantize_acts};
+                                 kernels_avx2::quantize_acts, kernels_avx2::attend_q8};
   static const SimdKernels kAvx512{KernelIsa::Avx512,            "avx512-vnni",
                                    kernels_avx512::packed_matmul, kernels_avx512::packed_matmul_prefetch,
                                    kernels_avx512::attend,
                                    kernels_avx512::attend_f16,    kernels_avx512::swiglu,
-                                   kernels_avx512::quantize_acts};
+                                   kernels_avx512::quantize_acts, kernels_avx512::attend_q8};
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Avx2:

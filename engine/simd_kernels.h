@@ -78,6 +78,12 @@ using AttendFn = void (*)(const float* q, int64_t q_stride, int n_q, const float
 // The same over an F16 cache (IEEE halves, widened exactly to float as they are read).
 using AttendF16Fn = void (*)(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
                              int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);
+// The same over a cache with Q8_0 keys (KvCache::keys_q8 blocks) and F16 values, the n_q
+// queries quantized to ggml Q8_0 blocks (quant::quantize_row_q8_0; head h's dk / 32 blocks
+// at q + h * dk / 32 * 34): int8 dot products for the scores. dk a multiple of 32, at most
+// 512.
+using AttendQ8Fn = void (*)(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk,
+                            int dv, float scale, float* scratch, float* out, int64_t out_stride);
 constexpr size_t attend_scratch_floats(int n_q, int n_pos, [[maybe_unused]] int dv) {
   return static_cast<size_t>(n_q) * static_cast<size_t>(n_pos);  // the scores
 }
@@ -106,6 +112,7 @@ struct SimdKernels {
   AttendF16Fn attend_f16;
   SwigluFn swiglu;
   QuantizeActsFn quantize;
+  AttendQ8Fn attend_q8;
 };
 
 // The kernels for an instruction set, or nullptr when this CPU (or this build) lacks it.

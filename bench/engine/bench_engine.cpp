@@ -4,11 +4,13 @@
 // bandwidth measured in the same run on the same threads.
 //
 //   bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
-//                [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32] [--profile]
-//                [--chunk N]
+//                [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill]
+//                [--kv f16|f32|q8_0] [--profile] [--chunk N]
 //
 // Per model, weights and thread count: prefill of 128 and 512 tokens; decode of 128
-// tokens after a 16-token prompt and after 1,500 tokens of context. Decode efficiency =
+// tokens after a 16-token prompt and after 1,500 tokens of context; and (deep-prefill)
+// prefill of 64 tokens, one daemon chunk, after 1,450 tokens of context: what a keystroke
+// deep in a file costs when the text after the cursor is prefilled again. Decode efficiency =
 // (weight bytes read per token x tokens/s) / read bandwidth. --kv: the KV cache's element
 // type (default f16, the daemon's default). --chunk: prefill in forward runs of at most N
 // tokens (default 512, one run; the daemon prefills in runs of prefill_chunk = 64).
@@ -58,7 +60,8 @@ struct Args {
   std::vector<int> threads;
   int repeat = 3;
   bool quick = false;
-  std::vector<std::string> tests = {"prefill", "decode", "deep"};  // deep: decode after 1,500 tokens
+  // deep: decode after 1,500 tokens; deep-prefill: 64 tokens after 1,450
+  std::vector<std::string> tests = {"prefill", "decode", "deep", "deep-prefill"};
   KvType kv = KvType::F16;
   bool profile = false;
   int chunk = 512;  // prefill: tokens per forward run (the daemon's prefill_chunk is 64)
@@ -110,7 +113,7 @@ bool parse(int argc, char** argv, Args* a) {
     } else {
       std::fprintf(stderr,
                    "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
-                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep] [--kv f16|f32] "
+                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill] [--kv f16|f32|q8_0] "
                    "[--profile] [--chunk N]\n");
       return false;
     }
@@ -200,6 +203,27 @@ double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int chunk, int rep
     }
     if (i > 0) r.push_back(n / sec);  // the first run warms caches and buffers
   }
+  return median(r);
+}
+
+// Prefill of n tokens (one forward run) after `depth` tokens of context, median over
+// repeats.
+double prefill_at_depth_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repeat, KvType kv_type,
+                              StepProfile* profile) {
+  Forward fwd(m, pool, 512);
+  auto kv = KvCache::create(m.config(), depth + n, kv_type);
+  std::vector<float> logits;
+  if (!fwd.run(prompt_tokens(depth, m.config().n_vocab, depth), *kv, LogitsFor::kNone, logits)) std::exit(1);
+  auto tokens = prompt_tokens(n, m.config().n_vocab, n + depth);
+  std::vector<double> r;
+  for (int i = 0; i <= repeat; ++i) {
+    kv->truncate(depth);
+    fwd.set_profile(i > 0 ? profile : nullptr);
+    auto t0 = Clock::now();
+    if (!fwd.run(tokens, *kv, LogitsFor::kLast, logits)) std::exit(1);
+    if (i > 0) r.push_back(n / std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  fwd.set_profile(nullptr);
   return median(r);
 }
 
@@ -316,6 +340,11 @@ int main(int argc, char** argv) {
           Result1 r{"decode", 128, 1500, 0, {}};
           decode_run(**model, pool, bytes, 128, 1500, std::max(1, a.repeat / 2), a.kv,
                      a.profile ? &r.steps : nullptr, &r);
+          results.push_back(r);
+        }
+        if (!a.quick && wants(a, "deep-prefill")) {
+          Result1 r{"prefill", 64, 1450, 0, {}};
+          r.tok_s = prefill_at_depth_tok_s(**model, pool, 64, 1450, a.repeat, a.kv, a.profile ? &r.steps : nullptr);
           results.push_back(r);
         }
         for (const auto& r : results) {

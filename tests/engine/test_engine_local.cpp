@@ -188,7 +188,38 @@ TEST_CASE("engine: an unknown KV cache type fails the load", "[engine]") {
   o.kv_type = "f64";
   auto e = load_engine(o);
   REQUIRE_FALSE(e.ok());
-  CHECK(e.error().message == "unknown KV cache type 'f64' (f32 or f16)");
+  CHECK(e.error().message == "unknown KV cache type 'f64' (f32, f16 or q8_0)");
+}
+
+TEST_CASE("engine: a Q8_0 KV cache needs key heads of whole 32-dimension blocks", "[engine]") {
+  test::TempDir dir;
+  REQUIRE(write_synthetic_model(SyntheticModelSpec{}, dir / "m.gguf").ok());  // head dim 16
+  EngineOptions o;
+  o.model_path = (dir / "m.gguf").string();
+  o.kv_type = "q8_0";
+  auto e = load_engine(o);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().message.find("cannot use a q8_0 KV cache: its key head size 16 is not a multiple of 32 (use f16)") !=
+        std::string::npos);
+  // Head dim 32: loads, sizes its sessions by the smaller cache and completes like f16 does.
+  SyntheticModelSpec spec;
+  spec.head_dim = 32;
+  o.max_sessions = 8;
+  o.max_cache_mb = 1;  // 2 layers x 2 KV heads x (32 x 18/16 + 32 x 2) bytes x 1024 tokens = 0.39 MB
+  test::EngineFixture q8(o, spec);
+  CHECK(q8.engine->sessions().max_sessions() == 2);
+  o.kv_type = "f16";  // 0.5 MB
+  test::EngineFixture f16(o, spec);
+  CHECK(f16.engine->sessions().max_sessions() == 2);
+  o.max_cache_mb = 2;  // 5 caches of q8_0, 4 of f16
+  test::EngineFixture f16_2(o, spec);
+  CHECK(f16_2.engine->sessions().max_sessions() == 4);
+  o.kv_type = "q8_0";
+  test::EngineFixture q8_2(o, spec);
+  CHECK(q8_2.engine->sessions().max_sessions() == 5);
+  test::Recorded r = q8_2.run(request("a.py", "def f(x):\n    return ", "\n", 8));
+  CHECK(r.last().kind == CompletionEvent::Kind::kDone);
+  CHECK(r.last().timings.tokens_prefilled > 0);
 }
 
 TEST_CASE("engine: a prompt longer than the context is cut to fit, nearest the cursor kept", "[engine]") {

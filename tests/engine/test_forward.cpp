@@ -245,6 +245,57 @@ TEST_CASE("forward: prefill of N then decode of 1 equals one prefill of N+1", "[
   }
 }
 
+TEST_CASE("forward: a Q8_0 key cache, SIMD against the scalar reference and against halves", "[forward]") {
+  // 8-bit keys change the scores by the keys' rounding (a step of max|k| / 127 per block of
+  // 32 dimensions) and the query's: the logits move by a few percent of their range (this
+  // random model: 0.17 of 7.2; halves instead of floats move them by 0.005), the SIMD
+  // kernel and the scalar reference agree to float rounding (their integer dot products are
+  // the same), and batch and single-token decode agree exactly. Wrong keys (a layout or
+  // scale mistake) would move the logits by their whole range.
+  test::TestModelSpec spec;
+  spec.arch = "qwen2";
+  spec.n_embd = 128;
+  spec.n_head = 6;
+  spec.n_head_kv = 2;
+  spec.head_dim = 64;
+  spec.n_ff = 128;
+  spec.n_layer = 1;  // one attention: no rounding difference can flip a quantized query downstream
+  test::TempDir dir;
+  REQUIRE(test::write_test_model(spec, dir / "m.gguf").ok());
+  auto simd = load(dir / "m.gguf");
+  auto scalar = Model::load(dir / "m.gguf", kernels::scalar_backend());
+  REQUIRE(scalar.ok());
+  ThreadPool pool(2);
+  const auto tokens = some_tokens(150, spec.n_vocab, 7);
+  const auto run = [&](const Model& m, KvType type) {
+    auto kv = KvCache::create(m.config(), 200, type);
+    REQUIRE(kv.ok());
+    Forward fwd(m, pool, 64);  // chunks of 64: later chunks attend to quantized keys of earlier ones
+    std::vector<float> logits;
+    REQUIRE(fwd.run(tokens, *kv, LogitsFor::kAll, logits).ok());
+    return logits;
+  };
+  const auto q8 = run(*simd, KvType::Q8_0), q8_ref = run(**scalar, KvType::Q8_0), f16 = run(*simd, KvType::F16);
+  double simd_vs_ref = 0, vs_f16 = 0, spread = 0;
+  for (size_t i = 0; i < q8.size(); ++i) {
+    simd_vs_ref = std::max(simd_vs_ref, static_cast<double>(std::fabs(q8[i] - q8_ref[i])));
+    vs_f16 = std::max(vs_f16, static_cast<double>(std::fabs(q8[i] - f16[i])));
+    spread = std::max(spread, static_cast<double>(std::fabs(f16[i])));
+  }
+  std::printf("q8_0 key cache: SIMD vs scalar %.3g, vs F16 cache %.3g (logits up to %.3g)\n", simd_vs_ref, vs_f16,
+              spread);
+  CHECK(simd_vs_ref < 1e-4);
+  CHECK(vs_f16 > 0.0);   // the keys really are 8-bit
+  CHECK(vs_f16 < 0.05 * spread);
+  // Batch and decode: the last token alone after the others gives the same logits.
+  auto a = Session::create(*simd, pool, 200, KvType::Q8_0);
+  REQUIRE(a.ok());
+  REQUIRE(a->eval(std::span(tokens).first(149)).ok());
+  REQUIRE(a->eval(std::span(tokens).last(1)).ok());
+  const size_t vocab = spec.n_vocab;
+  for (size_t i = 0; i < vocab; ++i) REQUIRE(a->logits()[i] == q8[149 * vocab + i]);
+}
+
 TEST_CASE("forward: a Qwen2.5-Coder-0.5B-shaped Q8_0 model loads and generates", "[forward][slow]") {
   // 24 layers, 896 wide, 14 heads / 2 KV heads (head dim 64), FFN 4864, vocabulary 151936,
   // tied output: ~494M parameters, a 0.53 GB GGUF built in memory (writing it to disk made

@@ -151,6 +151,9 @@ void check_model(const RefModel& ref) {
 
 }  // namespace
 
+// How far a Q8_0 key cache may move the logits (test below).
+constexpr double kQ8KeyBound = 1.0;
+
 // {model, exact, worst, argmax misses}: see the tolerance comment above.
 TEST_CASE("forward reference: tiny-llama F32", "[forward][reference]") {
   check_model({"tiny-llama-f32", 1e-5, 1e-5, 0});
@@ -235,5 +238,50 @@ TEST_CASE("forward reference: F16 KV cache against llama.cpp's F16-cache run", "
       best = std::min(best, f16_vs_alt);
     }
     CHECK(best <= best_bound);
+  }
+}
+
+// A Q8_0 key cache (8-bit keys, half values) against llama.cpp's F16-cache run, on the
+// models whose key heads are whole blocks of 32 (small-llama: head dim 64). The keys'
+// rounding is ~30 times coarser than half precision, so the logits move more than our F16
+// cache's do; the bound is set from what was measured (README) with room for other
+// machines' float rounding, and every argmax but one per prompt must still agree.
+TEST_CASE("forward reference: Q8_0 key cache against llama.cpp's F16-cache run", "[forward][reference]") {
+  test::require_testdata("reference/README.md");
+  ThreadPool pool(2);
+  const auto dir = test::testdata_dir() / "reference";
+  for (const char* stem : {"small-llama-q6_k", "small-llama-q4_k_m"}) {
+    INFO("model " << stem);
+    const json data = json::parse(test::read_file(dir / (std::string(stem) + ".json")));
+    auto model = Model::load(dir / (std::string(stem) + ".gguf"));
+    REQUIRE(model.ok());
+    const size_t vocab = (*model)->config().n_vocab;
+    for (const json& prompt : data["prompts"]) {
+      INFO("prompt " << prompt["name"].get<std::string>());
+      const json& alt = prompt["alt_kv_f16_fa_auto"];
+      std::vector<int32_t> tokens = prompt["tokens"].get<std::vector<int32_t>>();
+      double diff[2] = {0, 0};  // max |logit difference| over llama.cpp's top 20: F16, Q8_0 cache
+      int agree[2] = {0, 0};  // argmax agreement with llama.cpp: F16, Q8_0 cache
+      for (KvType type : {KvType::F16, KvType::Q8_0}) {
+        auto kv = KvCache::create((*model)->config(), 256, type);
+        REQUIRE(kv.ok());
+        Forward fwd(**model, pool);
+        std::vector<float> logits;
+        REQUIRE(fwd.run(tokens, *kv, LogitsFor::kAll, logits).ok());
+        for (size_t p = 0; p < tokens.size(); ++p) {
+          const float* row = logits.data() + p * vocab;
+          double& d = diff[type == KvType::Q8_0];
+          for (const json& pair : alt["top"][p]) d = std::max(d, std::fabs(row[pair[0].get<int>()] - pair[1].get<double>()));
+          agree[type == KvType::Q8_0] += argmax(row, vocab) == alt["argmax"][p].get<int>();
+        }
+      }
+      std::printf("reference %-18s %-16s vs llama.cpp F16 cache: our F16 cache %.3g (argmax %d/%zu), our Q8_0 key "
+                  "cache %.3g (argmax %d/%zu)\n",
+                  stem, prompt["name"].get<std::string>().c_str(), diff[0], agree[0], tokens.size(), diff[1], agree[1],
+                  tokens.size());
+      CHECK(diff[1] > diff[0]);  // the keys really are 8-bit
+      CHECK(diff[1] <= kQ8KeyBound);
+      CHECK(agree[1] >= 0.9 * static_cast<double>(tokens.size()) - 1);
+    }
   }
 }

@@ -3,12 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "engine/float16.h"
 #include "engine/kv_cache.h"
 #include "engine/model_config.h"
+#include "engine/quant.h"
 
 using namespace wafer;
 
@@ -156,7 +158,61 @@ TEST_CASE("kv cache: type names", "[kv_cache]") {
   CHECK(*parse_kv_type("f16") == KvType::F16);
   CHECK(*parse_kv_type("f32") == KvType::F32);
   CHECK(std::string(kv_type_name(KvType::F16)) == "f16");
-  auto bad = parse_kv_type("q8_0");
+  CHECK(*parse_kv_type("q8_0") == KvType::Q8_0);
+  CHECK(std::string(kv_type_name(KvType::Q8_0)) == "q8_0");
+  auto bad = parse_kv_type("q4_0");
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().message == "unknown KV cache type 'q8_0' (f32 or f16)");
+  CHECK(bad.error().message == "unknown KV cache type 'q4_0' (f32, f16 or q8_0)");
+}
+
+TEST_CASE("kv cache: Q8_0 keys are llama.cpp's q8_0 blocks, values are halves", "[kv_cache]") {
+  ModelConfig c = small_config();
+  c.head_dim_k = 64;
+  c.head_dim_v = 32;
+  auto kv = KvCache::create(c, 40, KvType::Q8_0);
+  REQUIRE(kv.ok());
+  CHECK(kv->type() == KvType::Q8_0);
+  // 40 positions -> 3 key blocks of 16 x (64 quants + 2 float scales); values 40 x 32 halves.
+  CHECK(kv->bytes() == 3u * 2 * (3 * 18 * 64 + 40 * 32 * 2));
+  CHECK(KvCache::bytes_per_token(c, KvType::Q8_0) == 3.0 * 2 * (18.0 / 16 * 64 + 2 * 32));
+  CHECK(KvCache::bytes_per_token(c, KvType::F16) == 3.0 * 2 * 2 * (64 + 32));
+  std::vector<float> row(64), got(64);
+  for (int i = 0; i < 64; ++i) row[i] = std::sin(0.37f * static_cast<float>(i)) * (i < 32 ? 1.0f : 40.0f);
+  row[40] = -90.0f;  // the second block's largest magnitude
+  kv->set_key(2, 1, 21, row.data());
+  kv->get_key(2, 1, 21, got.data());
+  quant::BlockQ8_0 want[2];
+  quant::quantize_row_q8_0(row.data(), want, 64);
+  for (int i = 0; i < 64; ++i) {
+    INFO("dim " << i);
+    const float d = f16_to_f32(want[i / 32].d);
+    CHECK(got[i] == d * static_cast<float>(want[i / 32].qs[i % 32]));
+    CHECK(kv->key(2, 1, 21, i) == got[i]);
+    CHECK(std::fabs(got[i] - row[i]) <= d / 2 * 1.0001f);  // within half a step of its block
+    // The layout attention reads: quant + 128 at ((i / 4) * 16 + lane) * 4 + i % 4 of the block.
+    const uint8_t* blk = kv->keys_q8(2, 1) + 21 / 16 * kv->q8_block_bytes();
+    CHECK(blk[((i / 4) * 16 + 21 % 16) * 4 + i % 4] == static_cast<uint8_t>(want[i / 32].qs[i % 32] + 128));
+    float scale;
+    std::memcpy(&scale, blk + 16 * 64 + ((i / 32) * 16 + 21 % 16) * 4, 4);
+    CHECK(scale == d);
+  }
+  CHECK(kv->key(2, 1, 20, 0) == 0.0f);  // a neighbour in the same block: untouched
+  CHECK(kv->key(2, 0, 21, 0) == 0.0f);
+  kv->set_value(0, 1, 39, row.data());
+  for (int i = 0; i < 32; ++i) CHECK(kv->value(0, 1, 39, i) == f16_to_f32(f32_to_f16(row[i])));
+  // Through float and back (a reused chunk is copied that way): the same quants and scales.
+  std::vector<float> range(kv->range_floats(2));
+  kv->read_range(20, 2, range.data());
+  auto other = KvCache::create(c, 40, KvType::Q8_0);
+  REQUIRE(other.ok());
+  other->write_range(20, 2, range.data());
+  for (int i = 0; i < 64; ++i) CHECK(other->key(2, 1, 21, i) == kv->key(2, 1, 21, i));
+  const uint8_t* a = kv->keys_q8(2, 1) + kv->q8_block_bytes();  // the block of positions 16..31
+  const uint8_t* b = other->keys_q8(2, 1) + kv->q8_block_bytes();
+  for (int i = 0; i < 64; ++i) CHECK(a[((i / 4) * 16 + 5) * 4 + i % 4] == b[((i / 4) * 16 + 5) * 4 + i % 4]);
+  CHECK(std::memcmp(a + 16 * 64, b + 16 * 64, 2 * 16 * 4) == 0);  // scales (position 20's: zero in both)
+  // Head sizes that are not whole blocks of 32 cannot be stored so.
+  auto odd = KvCache::create(small_config(), 40, KvType::Q8_0);
+  REQUIRE_FALSE(odd.ok());
+  CHECK(odd.error().message.find("multiple of 32") != std::string::npos);
 }

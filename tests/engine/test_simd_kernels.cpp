@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "engine/float16.h"
+#include "engine/kv_cache.h"
+#include "engine/model_config.h"
 #include "engine/simd_kernels.h"
 #include "engine/quant.h"
 #include "engine/repack.h"
@@ -380,6 +382,74 @@ TEST_CASE("attention over an F16 cache is the F32 kernel over the widened halves
           k->attend_f16(q.data(), dk, n_q, kb16.data(), v16.data(), n_pos, dk, dv, scale, scratch.data(), got.data(),
                         dv);
           REQUIRE(got == want);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("attention over Q8_0 keys is the definition over the dequantized keys and queries") {
+  // The keys come from a real KvCache (set_key quantizes them), with the padding lanes of the
+  // last block holding keys far larger than the rest, which must be read and ignored. Every
+  // head must get what it gets alone, and what the double-precision definition gives over
+  // the keys and queries the quants stand for (d * q) and the half values.
+  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512}) {
+    const SimdKernels* k = simd_kernels(isa);
+    if (!k) continue;
+    std::mt19937 rng(13);
+    std::normal_distribution<float> n01(0.f, 1.f);
+    for (int dk : {32, 64, 128}) {
+      for (int n_q : {1, 2, 7, 8}) {
+        for (int n_pos : {1, 15, 17, 100, 1500}) {
+          INFO(k->name << " dk " << dk << " n_q " << n_q << " n_pos " << n_pos);
+          const int dv = dk == 32 ? 64 : dk;
+          ModelConfig c;
+          c.arch = find_architecture("llama");
+          c.n_layer = 1;
+          c.n_head = n_q;
+          c.n_head_kv = 1;
+          c.head_dim_k = dk;
+          c.head_dim_v = dv;
+          const int padded = (n_pos + 15) / 16 * 16;
+          auto kv = KvCache::create(c, padded, KvType::Q8_0);
+          REQUIRE(kv.ok());
+          std::vector<float> row(static_cast<size_t>(std::max(dk, dv)));
+          for (int p = 0; p < padded; ++p) {
+            for (auto& x : row) x = (p < n_pos ? 1.0f : 1e4f) * n01(rng);
+            kv->set_key(0, 0, p, row.data());
+            for (auto& x : row) x = n01(rng);
+            kv->set_value(0, 0, p, row.data());
+          }
+          std::vector<float> q(static_cast<size_t>(n_q * dk));
+          for (auto& x : q) x = 3 * n01(rng);
+          std::vector<quant::BlockQ8_0> qb(static_cast<size_t>(n_q * dk / 32));
+          quant::quantize_row_q8_0(q.data(), qb.data(), n_q * dk);
+          const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+          const int out_stride = dv + 16;
+          std::vector<float> scratch(attend_scratch_floats(n_q, n_pos, dv));
+          std::vector<float> out(static_cast<size_t>(n_q * out_stride), -7.f);
+          const auto* qbytes = reinterpret_cast<const uint8_t*>(qb.data());
+          k->attend_q8(qbytes, n_q, kv->keys_q8(0, 0), kv->values_f16(0, 0), n_pos, dk, dv, scale, scratch.data(),
+                       out.data(), out_stride);
+          std::vector<float> kk(static_cast<size_t>(n_pos * dk)), v(static_cast<size_t>(n_pos * dv));
+          for (int p = 0; p < n_pos; ++p) {
+            for (int i = 0; i < dk; ++i) kk[static_cast<size_t>(p * dk + i)] = kv->key(0, 0, p, i);
+            for (int i = 0; i < dv; ++i) v[static_cast<size_t>(p * dv + i)] = kv->value(0, 0, p, i);
+          }
+          for (int h = 0; h < n_q; ++h) {
+            std::vector<float> one(static_cast<size_t>(dv)), s1(attend_scratch_floats(1, n_pos, dv));
+            k->attend_q8(qbytes + static_cast<size_t>(h) * dk / 32 * 34, 1, kv->keys_q8(0, 0), kv->values_f16(0, 0),
+                         n_pos, dk, dv, scale, s1.data(), one.data(), dv);
+            for (int i = 0; i < dv; ++i) REQUIRE(out[h * out_stride + i] == one[i]);
+            for (int i = dv; i < out_stride; ++i) REQUIRE(out[h * out_stride + i] == -7.f);  // gaps untouched
+            std::vector<float> qh(static_cast<size_t>(dk));
+            for (int i = 0; i < dk; ++i) {
+              const quant::BlockQ8_0& b = qb[static_cast<size_t>(h * dk / 32 + i / 32)];
+              qh[i] = f16_to_f32(b.d) * static_cast<float>(b.qs[i % 32]);
+            }
+            auto want = attend_reference(qh, kk, v, n_pos, dk, dv, scale);
+            for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(one[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
+          }
         }
       }
     }

@@ -125,9 +125,10 @@ TEST_CASE("options: --kv-type", "[options]") {
   auto f32 = parse({"generate", "--kv-type", "f32"});
   REQUIRE(f32);
   CHECK(f32->kv_type == "f32");
+  CHECK(parse({"lsp", "--kv-type", "q8_0"})->kv_type == "q8_0");
   auto bad = parse({"lsp", "--kv-type", "f8"});
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().message == "--kv-type: unknown KV cache type 'f8' (f32 or f16)");
+  CHECK(bad.error().message == "--kv-type: unknown KV cache type 'f8' (f32, f16 or q8_0)");
   CHECK_FALSE(parse({"tokenize", "--kv-type", "f32"}));  // not an engine run
 }
 

@@ -102,7 +102,7 @@ TEST_CASE("settings: kvType chooses the KV cache's elements and reloads the engi
   CHECK(engine_changed(before, o));
   Status bad = apply_settings(o, json::parse(R"({"kvType":"q4"})"));
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().message == "kvType: unknown KV cache type 'q4' (f32 or f16)");
+  CHECK(bad.error().message == "kvType: unknown KV cache type 'q4' (f32, f16 or q8_0)");
   CHECK_FALSE(apply_settings(o, json::parse(R"({"kvType":16})")));
   CHECK(o.kv_type == "f32");  // a refused setting keeps the old value
 }

@@ -3,6 +3,7 @@
 // for the int8 dot products, token tiles of 4 (16 vector registers) for prefill.
 #include <immintrin.h>
 
+#include "engine/kernels/simd/attend_q8_kernels.h"
 #include "engine/kernels/simd/float_kernels.h"
 #include "engine/kernels/simd/packed_kernels.h"
 
@@ -121,6 +122,11 @@ void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const 
 void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values, int n_pos,
                 int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride) {
   simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
+}
+
+void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk, int dv,
+               float scale, float* scratch, float* out, int64_t out_stride) {
+  simd::AttendQ8Impl<V>::attend(q, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
 }
 
 void swiglu(float* g, const float* u, int64_t n) { simd::FloatImpl<V>::swiglu(g, u, n); }

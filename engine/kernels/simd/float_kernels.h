@@ -69,10 +69,17 @@ struct FloatImpl {
       score_keys<128>(q, q_stride, n_q, keys, n_pos, 128, scale, scores);
     else
       score_keys<0>(q, q_stride, n_q, keys, n_pos, dk, scale, scores);
+    weigh_values(scores, n_q, n_pos, values, dv, out, out_stride);
+  }
+
+  // Softmax of each head's n_pos scores (scores + h * n_pos), then
+  // out_h[i] = sum_p scores_h[p] v_p[i], the value rows read in order, p ascending: a
+  // slice of up to 4 vectors of each row is loaded once and used by a block of heads
+  // whose sums stay in registers (one FMA chain per head and vector).
+  template <class T>
+  static void weigh_values(float* scores, int n_q, int n_pos, const T* values, int dv, float* out,
+                           int64_t out_stride) {
     for (int h = 0; h < n_q; ++h) softmax_row(scores + static_cast<int64_t>(h) * n_pos, n_pos);
-    // out_h[i] = sum_p scores_h[p] v_p[i], the value rows read in order, p ascending: a
-    // slice of up to 4 vectors of each row is loaded once and used by a block of heads
-    // whose sums stay in registers (one FMA chain per head and vector).
     for (int i = 0; i < dv; i += 4 * L) {
       const int nv = (dv - i) / L < 4 ? (dv - i) / L : 4;
       for (int h0 = 0; h0 < n_q;) {
