@@ -26,6 +26,15 @@ void add_bias(float* y, const std::vector<float>& bias, int n, size_t width) {
 
 }  // namespace
 
+template <class F>
+void Forward::each_token(int n, F&& fn) {
+  if (n < kSplitTokens || pool_.size() == 1) return fn(0, n);
+  pool_.run([&](int thread) {
+    const Slice s = thread_slice(n, thread, pool_.size());
+    if (s.begin < s.end) fn(static_cast<int>(s.begin), static_cast<int>(s.end));
+  });
+}
+
 Forward::Forward(const Model& model, ThreadPool& pool, int max_batch)
     : model_(model), pool_(pool), max_batch_(std::max(1, max_batch)), simd_(model.backend().simd()) {}
 
@@ -75,19 +84,32 @@ bool Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
   grow(rope_, static_cast<size_t>(n) * c.n_rot);
 
   StepClock clock(profile_);
-  for (int t = 0; t < n; ++t) model_.embed(tokens[t], x_.data() + t * embd);
   const float freq_scale = c.rope_scaling.type == "linear" ? 1.0f / c.rope_scaling.factor : 1.0f;
   const int half_rot = static_cast<int>(c.n_rot / 2);
-  for (int t = 0; t < n; ++t)
-    ops::rope_angles(pos0 + t, static_cast<int>(c.n_rot), c.rope_freq_base, freq_scale,
-                     rope_.data() + t * c.n_rot, rope_.data() + t * c.n_rot + half_rot);
+  each_token(n, [&](int t0, int t1) {
+    for (int t = t0; t < t1; ++t) {
+      model_.embed(tokens[t], x_.data() + t * embd);
+      ops::rope_angles(pos0 + t, static_cast<int>(c.n_rot), c.rope_freq_base, freq_scale,
+                       rope_.data() + t * c.n_rot, rope_.data() + t * c.n_rot + half_rot);
+    }
+  });
   const bool neox = c.arch->rope == RopeLayout::NeoX;
+  // x += proj, then xn = rms_norm(x) with `norm` (nullptr: the add only), token by token.
+  const auto add_and_norm = [&](bool add, const std::vector<float>* norm) {
+    each_token(n, [&](int t0, int t1) {
+      for (int t = t0; t < t1; ++t) {
+        float* x = x_.data() + t * embd;
+        if (add)
+          for (size_t i = 0; i < embd; ++i) x[i] += proj_[t * embd + i];
+        if (norm) ops::rms_norm(x, norm->data(), xn_.data() + t * embd, embd, c.norm_eps);
+      }
+    });
+  };
 
   for (size_t l = 0; l < model_.layers().size(); ++l) {
     const LayerWeights& L = model_.layers()[l];
-    // Attention block.
-    for (int t = 0; t < n; ++t)
-      ops::rms_norm(x_.data() + t * embd, L.attn_norm.data(), xn_.data() + t * embd, embd, c.norm_eps);
+    // Attention block (the first layer's norm; the others' come with the previous residual add).
+    if (l == 0) add_and_norm(false, &L.attn_norm);
     in_xn_.reset(xn_.data(), n, embd);
     const kernels::MatmulJob qkv[] = {{&L.wq, q_.data(), static_cast<int64_t>(q_dim)},
                                       {&L.wk, k_.data(), static_cast<int64_t>(k_dim)},
@@ -95,31 +117,33 @@ bool Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     clock.lap(StepProfile::kOther);
     model_.backend().matmul_many(qkv, in_xn_, pool_);
     clock.lap(StepProfile::kQkv);
-    add_bias(q_.data(), L.bq, n, q_dim);
-    add_bias(k_.data(), L.bk, n, k_dim);
-    add_bias(v_.data(), L.bv, n, v_dim);
-    for (int t = 0; t < n; ++t) {
-      const float* cs = rope_.data() + t * c.n_rot;
-      for (uint32_t h = 0; h < c.n_head; ++h)
-        ops::rope_rotate(q_.data() + t * q_dim + h * c.head_dim_k, static_cast<int>(c.n_rot), neox, cs, cs + half_rot);
-      for (uint32_t h = 0; h < c.n_head_kv; ++h) {
-        float* kh = k_.data() + t * k_dim + h * c.head_dim_k;
-        ops::rope_rotate(kh, static_cast<int>(c.n_rot), neox, cs, cs + half_rot);
-        kv.set_key(static_cast<int>(l), static_cast<int>(h), pos0 + t, kh);
-        kv.set_value(static_cast<int>(l), static_cast<int>(h), pos0 + t, v_.data() + t * v_dim + h * c.head_dim_v);
+    // Each token's biases, RoPE and cache entries (threads write different positions).
+    each_token(n, [&](int t0, int t1) {
+      add_bias(q_.data() + t0 * q_dim, L.bq, t1 - t0, q_dim);
+      add_bias(k_.data() + t0 * k_dim, L.bk, t1 - t0, k_dim);
+      add_bias(v_.data() + t0 * v_dim, L.bv, t1 - t0, v_dim);
+      for (int t = t0; t < t1; ++t) {
+        const float* cs = rope_.data() + t * c.n_rot;
+        for (uint32_t h = 0; h < c.n_head; ++h)
+          ops::rope_rotate(q_.data() + t * q_dim + h * c.head_dim_k, static_cast<int>(c.n_rot), neox, cs,
+                           cs + half_rot);
+        for (uint32_t h = 0; h < c.n_head_kv; ++h) {
+          float* kh = k_.data() + t * k_dim + h * c.head_dim_k;
+          ops::rope_rotate(kh, static_cast<int>(c.n_rot), neox, cs, cs + half_rot);
+          kv.set_key(static_cast<int>(l), static_cast<int>(h), pos0 + t, kh);
+          kv.set_value(static_cast<int>(l), static_cast<int>(h), pos0 + t, v_.data() + t * v_dim + h * c.head_dim_v);
+        }
       }
-    }
+    });
     clock.lap(StepProfile::kRopeKv);
     attention(static_cast<int>(l), n, pos0, kv);
     clock.lap(StepProfile::kAttention);
     in_att_.reset(att_.data(), n, att_dim);
     matmul(L.wo, in_att_, proj_.data(), embd);
     clock.lap(StepProfile::kWo);
-    for (size_t i = 0; i < n * embd; ++i) x_[i] += proj_[i];
+    add_and_norm(true, &L.ffn_norm);
 
     // Feed-forward block.
-    for (int t = 0; t < n; ++t)
-      ops::rms_norm(x_.data() + t * embd, L.ffn_norm.data(), xn_.data() + t * embd, embd, c.norm_eps);
     in_xn_.reset(xn_.data(), n, embd);
     const kernels::MatmulJob gate_up[] = {{&L.w_gate, gate_.data(), static_cast<int64_t>(ff)},
                                           {&L.w_up, up_.data(), static_cast<int64_t>(ff)}};
@@ -131,7 +155,8 @@ bool Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     in_ff_.reset(gate_.data(), n, ff);
     matmul(L.w_down, in_ff_, proj_.data(), embd);
     clock.lap(StepProfile::kDown);
-    for (size_t i = 0; i < n * embd; ++i) x_[i] += proj_[i];
+    const bool more = l + 1 < model_.layers().size();
+    add_and_norm(true, more ? &model_.layers()[l + 1].attn_norm : nullptr);
     if (interrupt && interrupt->load(std::memory_order_relaxed)) return false;
   }
   kv.append(n);

@@ -7,11 +7,18 @@
 namespace wafer::ops {
 
 void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i] * x[i]);
+  // Four running sums: one chain of dependent double additions took ~1.2 us per 896-wide
+  // row, 30 ms of a 512-token prefill of the 0.5B model. In double the order changes the
+  // sum by ~1e-16 relative, far below the float it is rounded to.
+  double part[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int j = 0; j < 4; ++j) part[j] += static_cast<double>(x[i + j] * x[i + j]);
+  for (; i < n; ++i) part[0] += static_cast<double>(x[i] * x[i]);
+  const double sum = (part[0] + part[1]) + (part[2] + part[3]);
   const float mean = static_cast<float>(sum / static_cast<double>(n));
   const float scale = 1.0f / std::sqrt(mean + eps);
-  for (int64_t i = 0; i < n; ++i) {
+  for (i = 0; i < n; ++i) {
     const float scaled = x[i] * scale;
     y[i] = scaled * w[i];
   }

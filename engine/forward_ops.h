@@ -8,7 +8,8 @@
 namespace wafer::ops {
 
 // y = x / sqrt(mean(x^2) + eps) * w over n elements. The sum of squares is taken in double
-// (as ggml does), the scale in float, and y = (x * scale) * w with two roundings.
+// (as ggml does, in four running sums where ggml keeps one), the scale in float, and
+// y = (x * scale) * w with two roundings.
 void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps);
 
 // RoPE angle table for one position: cos/sin of pos * base^(-2i/n_rot) * freq_scale for
