@@ -3,7 +3,7 @@
 //   bench_latency [--model FILE] [--file SOURCE] [--chars N] [--threads N] [--predict N]
 //                 [--prompt-tokens N] [--suffix-tokens N] [--no-speculation]
 //                 [--spec-tokens N] [--skip-replay] [--skip-spec] [--skip-cancel] [--json]
-//                 [--chunk-reuse N [--check-exact]] [--fim-format NAME]
+//                 [--chunk-reuse N [--check-exact]] [--fim-format NAME] [--kv-type f16|f32|q8_0]
 //
 // Without --model, a Qwen2.5-Coder-0.5B-shaped synthetic Q8_0 model (byte-level FIM
 // vocabulary padded to 151,936 entries, tied output) is written to the temp directory once.
@@ -27,6 +27,8 @@
 //
 // --fim-format NAME picks the prompt format (engine/fim_template.h); with an -spm format the
 // suffix comes first and a keystroke changes only the end of the prompt.
+//
+// --kv-type picks the KV cache's elements (default f16, the daemon's default).
 //
 // --json prints one JSON object instead of the readable summary.
 #include <algorithm>
@@ -55,6 +57,7 @@ struct Options {
   int chars = 200, threads = 2, predict = 16, prompt_tokens = 1500, suffix_tokens = 64, spec_tokens = 64;
   int chunk_reuse = 0;
   std::string fim_format = "auto";  // e.g. "qwen-spm": suffix first, a keystroke changes only the prompt end
+  std::string kv_type = "f16";
   bool speculation = true, replay = true, spec = true, cancel = true, json = false, check_exact = false;
 };
 
@@ -310,6 +313,7 @@ int main(int argc, char** argv) {
     else if (a == "--chunk-reuse") o.chunk_reuse = std::atoi(value().c_str());
     else if (a == "--check-exact") o.check_exact = true;
     else if (a == "--fim-format") o.fim_format = value();
+    else if (a == "--kv-type") o.kv_type = value();
     else {
       std::fprintf(stderr, "bench_latency: unknown option %s\n", a.c_str());
       return 2;
@@ -323,6 +327,7 @@ int main(int argc, char** argv) {
   eo.max_draft = o.speculation ? 8 : 0;
   eo.chunk_reuse_min = o.chunk_reuse;
   eo.fim_template = o.fim_format;
+  eo.kv_type = o.kv_type;
   auto loaded = LocalEngine::load(eo);
   if (!loaded) {
     std::fprintf(stderr, "bench_latency: %s\n", loaded.error().message.c_str());
