@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "engine/cpu_features.h"
+#include "engine/kv_cache.h"
+#include "engine/model_config.h"
 #include "engine/memory_bandwidth.h"
 #include "engine/threadpool.h"
 
@@ -48,6 +50,13 @@ Result<Residency> measure_residency(const GgufFile& file, int threads) {
   if (r.weight_bytes_per_token) r.ceiling_tok_s = r.read_gbs * 1e9 / static_cast<double>(r.weight_bytes_per_token);
   if (r.bytes_per_thread)
     r.cached_fraction = std::min(1.0, static_cast<double>(r.l2_bytes) / static_cast<double>(r.bytes_per_thread));
+  if (auto c = read_model_config(file)) {
+    r.kv_f16_bytes = KvCache::bytes_per_token(*c, KvType::F16);
+    r.kv_f32_bytes = KvCache::bytes_per_token(*c, KvType::F32);
+    if (c->head_dim_k % 32 == 0) r.kv_q8_0_bytes = KvCache::bytes_per_token(*c, KvType::Q8_0);
+    const double deep = static_cast<double>(r.weight_bytes_per_token) + Residency::kDepth * r.kv_f16_bytes;
+    if (deep > 0) r.ceiling_at_depth_tok_s = r.read_gbs * 1e9 / deep;
+  }
   return r;
 }
 
@@ -63,7 +72,19 @@ std::string residency_text(const Residency& r) {
                 mib(r.weight_bytes_per_token).c_str(), static_cast<unsigned long long>(r.matrices),
                 mib(r.bytes_per_thread).c_str(), r.threads, mib(r.l1d_bytes).c_str(), mib(r.l2_bytes).c_str(),
                 mib(r.l3_bytes).c_str(), 100 * r.cached_fraction, r.threads, r.read_gbs, r.ceiling_tok_s);
-  return buf;
+  std::string out = buf;
+  if (r.kv_f16_bytes > 0) {
+    char q8[48] = "not possible (key head size)";
+    if (r.kv_q8_0_bytes > 0) std::snprintf(q8, sizeof q8, "%.1f KiB", r.kv_q8_0_bytes / 1024);
+    std::snprintf(buf, sizeof buf,
+                  "  KV cache per token of context: f16 %.1f KiB, q8_0 %s, f32 %.1f KiB (--kv-type);\n"
+                  "    attention reads it again for every decoded token: %d tokens deep with f16,\n"
+                  "    %s more per token, a decode ceiling of %.1f tokens/s there\n",
+                  r.kv_f16_bytes / 1024, q8, r.kv_f32_bytes / 1024, Residency::kDepth,
+                  mib(static_cast<uint64_t>(Residency::kDepth * r.kv_f16_bytes)).c_str(), r.ceiling_at_depth_tok_s);
+    out += buf;
+  }
+  return out;
 }
 
 nlohmann::json residency_json(const Residency& r) {
@@ -76,7 +97,10 @@ nlohmann::json residency_json(const Residency& r) {
           {"l3_bytes", r.l3_bytes},
           {"l2_fraction_of_thread_slice", r.cached_fraction},
           {"read_bw_gbs", r.read_gbs},
-          {"decode_ceiling_tok_s", r.ceiling_tok_s}};
+          {"decode_ceiling_tok_s", r.ceiling_tok_s},
+          {"kv_bytes_per_token", {{"f16", r.kv_f16_bytes}, {"q8_0", r.kv_q8_0_bytes}, {"f32", r.kv_f32_bytes}}},
+          {"depth", Residency::kDepth},
+          {"decode_ceiling_at_depth_tok_s", r.ceiling_at_depth_tok_s}};
 }
 
 }  // namespace wafer

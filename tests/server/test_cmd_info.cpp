@@ -75,3 +75,39 @@ TEST_CASE("wafer info NAME reads a model `wafer pull NAME` stored in the cache",
   CHECK(not_pulled.status == 1);
   CHECK(not_pulled.err.find("run: wafer pull qwen2.5-coder-1.5b") != std::string::npos);
 }
+
+TEST_CASE("wafer info --residency: weights and KV cache read per token, and the ceilings", "[cli][info]") {
+  test::TempDir dir;
+  SyntheticModelSpec spec;  // 2 layers, 2 KV heads of 16 dimensions: no q8_0 keys
+  spec.weight_type = TensorType::Q8_0;
+  REQUIRE(write_synthetic_model(spec, dir / "m.gguf").ok());
+  spec.head_dim = 32;
+  REQUIRE(write_synthetic_model(spec, dir / "m32.gguf").ok());
+
+  auto t = test::run_wafer("info --residency --threads 1 '" + (dir / "m.gguf").string() + "'");
+  REQUIRE(t.status == 0);
+  CHECK(t.out.find("residency:\n  weights read per decoded token: ") != std::string::npos);
+  CHECK(t.out.find(" per thread, 1 threads)") != std::string::npos);
+  CHECK(t.out.find("KV cache per token of context: f16 0.2 KiB, q8_0 not possible (key head size), f32 0.5 KiB") !=
+        std::string::npos);
+
+  for (const char* name : {"m.gguf", "m32.gguf"}) {
+    INFO(name);
+    auto j = test::run_wafer("info --residency --json '" + (dir / name).string() + "'");
+    REQUIRE(j.status == 0);
+    const auto r = nlohmann::json::parse(j.out)["residency"];
+    const bool wide = std::string(name) == "m32.gguf";
+    const int dim = wide ? 32 : 16;
+    // 2 layers x 2 KV heads x (keys + values), bytes per element.
+    CHECK(r["kv_bytes_per_token"]["f16"].get<double>() == 2 * 2 * 2.0 * (dim + dim));
+    CHECK(r["kv_bytes_per_token"]["f32"].get<double>() == 2 * 2 * 4.0 * (dim + dim));
+    CHECK(r["kv_bytes_per_token"]["q8_0"].get<double>() == (wide ? 2 * 2 * (18.0 / 16 * 32 + 2.0 * 32) : 0.0));
+    const double bw = r["read_bw_gbs"].get<double>(), weights = r["weight_bytes_per_token"].get<double>();
+    REQUIRE(bw > 0);
+    CHECK(weights > 0);
+    CHECK(r["decode_ceiling_tok_s"].get<double>() == Approx(bw * 1e9 / weights));
+    CHECK(r["depth"] == 1500);
+    CHECK(r["decode_ceiling_at_depth_tok_s"].get<double>() ==
+          Approx(bw * 1e9 / (weights + 1500 * r["kv_bytes_per_token"]["f16"].get<double>())));
+  }
+}
