@@ -158,3 +158,48 @@ TEST_CASE("chunk reuse in a completion: only the typed tokens are prefilled", "[
   CHECK(r.last().timings.tokens_moved == 0);
   CHECK(r.last().timings.tokens_prefilled > static_cast<int>(suffix.size()) / 2);
 }
+
+TEST_CASE("shift_keys over a Q8_0 key cache: the moved keys are quantized again, within two steps", "[chunk_reuse]") {
+  // The same check with 8-bit keys: each moved key is read as d * q (off by up to half a
+  // step d = max |k| / 127 per dimension), rotated (which mixes two dimensions: up to 0.71
+  // d) and quantized again (another half step), while the key computed at the later
+  // position is off by half a step itself: 1.71 steps at most, so within 2.
+  test::TempDir dir;
+  SyntheticModelSpec spec;
+  spec.architecture = "qwen2";
+  spec.rope_freq_base = 1e6f;
+  spec.head_dim = 32;  // whole 32-dimension blocks
+  REQUIRE(write_synthetic_model(spec, dir / "m.gguf").ok());
+  auto model = Model::load(dir / "m.gguf");
+  REQUIRE(model.ok());
+  ThreadPool pool(2);
+  Forward fwd(**model, pool);
+  auto a = KvCache::create((*model)->config(), 64, KvType::Q8_0);
+  auto b = KvCache::create((*model)->config(), 64, KvType::Q8_0);
+  REQUIRE((a.ok() && b.ok()));
+  const std::vector<int32_t> tokens = {72, 101, 108, 108, 111, 32, 119, 111, 114, 108, 100};
+  std::vector<int32_t> shifted = {10, 10, 10};
+  shifted.insert(shifted.end(), tokens.begin(), tokens.end());
+  std::vector<float> logits;
+  REQUIRE(fwd.run(tokens, *a, LogitsFor::kNone, logits).ok());
+  REQUIRE(fwd.run(shifted, *b, LogitsFor::kNone, logits).ok());
+  const auto& c = (*model)->config();
+  const int n = static_cast<int>(tokens.size());
+  std::vector<float> before(c.head_dim_k);
+  for (uint32_t i = 0; i < c.head_dim_k; ++i) before[i] = a->key(0, 0, 0, i);
+  fwd.shift_keys(*a, 0, n, 3);
+  double worst_steps = 0, moved = 0;
+  for (uint32_t h = 0; h < c.n_head_kv; ++h)
+    for (int p = 0; p < n; ++p) {
+      double amax = 0;
+      for (uint32_t i = 0; i < c.head_dim_k; ++i) amax = std::max<double>(amax, std::fabs(b->key(0, h, p + 3, i)));
+      const double step = amax / 127;
+      REQUIRE(step > 0);
+      for (uint32_t i = 0; i < c.head_dim_k; ++i)
+        worst_steps = std::max(worst_steps, std::fabs(a->key(0, h, p, i) - b->key(0, h, p + 3, i)) / step);
+    }
+  for (uint32_t i = 0; i < c.head_dim_k; ++i) moved = std::max<double>(moved, std::fabs(before[i] - a->key(0, 0, 0, i)));
+  std::printf("q8_0 keys moved by 3: worst difference from keys computed there %.2f quantization steps\n", worst_steps);
+  CHECK(worst_steps <= 2.0);
+  CHECK(moved > 1e-2);  // the rotation really changed the keys
+}
