@@ -64,6 +64,9 @@ struct ModelInfo {
   // With lock_memory: "locked N MiB of weights in RAM", or "cannot lock the weights in RAM:
   // ..." (why, and which limit to raise); "" when not asked.
   std::string memory_lock;
+  // The KV caches: "KV cache f16: up to 4 sessions of 4096 tokens, 48.0 MiB each" (local
+  // engines; "" for a remote backend).
+  std::string kv_cache;
 };
 
 // One fill-in-the-middle completion. The engine applies the model's FIM template.

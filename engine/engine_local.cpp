@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "engine/completion_run.h"
@@ -90,6 +91,11 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
   }
   pool_ = std::make_unique<ThreadPool>(options_.threads);
   sessions_ = std::make_unique<SessionPool>(*model_, *pool_, n_ctx, max_sessions, kv_type);
+  char kv[160];
+  std::snprintf(kv, sizeof kv, "KV cache %s: up to %d session%s of %d tokens, %.1f MiB each", kv_type_name(kv_type),
+                max_sessions, max_sessions == 1 ? "" : "s", n_ctx,
+                KvCache::bytes_per_token(c, kv_type) * n_ctx / (1 << 20));
+  info_.kv_cache = kv;
 }
 
 const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const std::string& text) {

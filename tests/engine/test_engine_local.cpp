@@ -208,9 +208,11 @@ TEST_CASE("engine: a Q8_0 KV cache needs key heads of whole 32-dimension blocks"
   o.max_cache_mb = 1;  // 2 layers x 2 KV heads x (32 x 18/16 + 32 x 2) bytes x 1024 tokens = 0.39 MB
   test::EngineFixture q8(o, spec);
   CHECK(q8.engine->sessions().max_sessions() == 2);
+  CHECK(q8.engine->info().kv_cache == "KV cache q8_0: up to 2 sessions of 1024 tokens, 0.4 MiB each");
   o.kv_type = "f16";  // 0.5 MB
   test::EngineFixture f16(o, spec);
   CHECK(f16.engine->sessions().max_sessions() == 2);
+  CHECK(f16.engine->info().kv_cache == "KV cache f16: up to 2 sessions of 1024 tokens, 0.5 MiB each");
   o.max_cache_mb = 2;  // 5 caches of q8_0, 4 of f16
   test::EngineFixture f16_2(o, spec);
   CHECK(f16_2.engine->sessions().max_sessions() == 4);

@@ -125,6 +125,24 @@ TEST_CASE("real engine: wafer/warm prefills the prompt so the request there reus
   CHECK(c.shutdown_and_exit() == 0);
 }
 
+TEST_CASE("real engine: the log says which KV cache the model runs with", "[integration][engine]") {
+  TempDir dir;
+  wafer::SyntheticModelSpec spec;
+  spec.head_dim = 32;
+  REQUIRE(wafer::write_synthetic_model(spec, dir / "tiny.gguf"));
+  LspClient c({"--model", (dir / "tiny.gguf").string(), "--threads", "1", "--kv-type", "q8_0", "--context", "512"});
+  c.initialize();
+  auto note = c.wait_for([](const json& m) {
+    return m.value("method", "") == "window/logMessage" &&
+           m["params"]["message"].get<std::string>().find("KV cache") != std::string::npos;
+  });
+  REQUIRE(note);
+  const std::string message = (*note)["params"]["message"];
+  INFO(message);
+  CHECK(message.find("KV cache q8_0: up to 4 sessions of 512 tokens, ") != std::string::npos);
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
 TEST_CASE("real engine: --mlock on reports where the weights are", "[integration][engine]") {
   TempDir dir;
   wafer::SyntheticModelSpec spec;
