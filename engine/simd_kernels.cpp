@@ -8,26 +8,36 @@
 
 namespace wafer {
 
-// Defined in kernels/avx2/kernels_avx2.cpp and kernels/avx512/kernels_avx512.cpp (each
-// compiled with its own -m flags; never called unless CPUID allows).
-#define WAFER_DECLARE_ISA(ns)                                                                              \
+// Defined in kernels/avx2/kernels_avx2.cpp, kernels/avx512/kernels_avx512.cpp and
+// kernels/avxvnni/ (each compiled with its own -m flags; never called unless CPUID allows).
+// The int8 kernels exist for every ISA; kernels/avxvnni has only those (its float kernels
+// and quantizers are AVX2's).
+#define WAFER_DECLARE_INT8(ns)                                                                             \
   namespace ns {                                                                                           \
   void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,             \
                      int64_t panel_begin, int64_t panel_end);                                              \
   void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,    \
                               int64_t panel_begin, int64_t panel_end);                                     \
+  void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk,   \
+                 int dv, float scale, float* scratch, float* out, int64_t out_stride);                       \
+  }
+#define WAFER_DECLARE_FLOAT(ns)                                                                            \
+  namespace ns {                                                                                           \
   void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos,   \
               int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);                 \
   void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,   \
                   int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);   \
-  void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk,   \
-                 int dv, float scale, float* scratch, float* out, int64_t out_stride);                       \
   void swiglu(float* g, const float* u, int64_t n);                                                        \
   void quantize_acts(const QuantizedActs& a, const float* x, int64_t x_stride, int t_begin, int t_end);       \
   }
-WAFER_DECLARE_ISA(kernels_avx2)
-WAFER_DECLARE_ISA(kernels_avx512)
-#undef WAFER_DECLARE_ISA
+WAFER_DECLARE_INT8(kernels_avx2)
+WAFER_DECLARE_FLOAT(kernels_avx2)
+WAFER_DECLARE_INT8(kernels_avx512)
+WAFER_DECLARE_FLOAT(kernels_avx512)
+WAFER_DECLARE_INT8(kernels_avxvnni)
+WAFER_DECLARE_INT8(kernels_avxvnni_evex)
+#undef WAFER_DECLARE_INT8
+#undef WAFER_DECLARE_FLOAT
 
 namespace {
 
@@ -135,19 +145,35 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
                                    kernels_avx512::attend,
                                    kernels_avx512::attend_f16,    kernels_avx512::swiglu,
                                    kernels_avx512::quantize_acts, kernels_avx512::attend_q8};
+  static const SimdKernels kAvx2Vnni{KernelIsa::Avx2Vnni,           "avx2-vnni",
+                                     kernels_avxvnni::packed_matmul, kernels_avxvnni::packed_matmul_prefetch,
+                                     kernels_avx2::attend,
+                                     kernels_avx2::attend_f16,       kernels_avx2::swiglu,
+                                     kernels_avx2::quantize_acts,    kernels_avxvnni::attend_q8};
+  static const SimdKernels kAvx2VnniEvex{KernelIsa::Avx2VnniEvex,    "avx2-vnni-evex",
+                                         kernels_avxvnni_evex::packed_matmul,
+                                         kernels_avxvnni_evex::packed_matmul_prefetch,
+                                         kernels_avx2::attend,
+                                         kernels_avx2::attend_f16,   kernels_avx2::swiglu,
+                                         kernels_avx2::quantize_acts, kernels_avxvnni_evex::attend_q8};
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Avx2:
       return cpu.has_avx2_kernels() ? &kAvx2 : nullptr;
     case KernelIsa::Avx512:
       return cpu.has_avx512_kernels() ? &kAvx512 : nullptr;
+    case KernelIsa::Avx2Vnni:
+      return cpu.has_avx2_kernels() && cpu.avx_vnni ? &kAvx2Vnni : nullptr;
+    case KernelIsa::Avx2VnniEvex:
+      return cpu.has_avx2_kernels() && cpu.avx512f && cpu.avx512vl && cpu.avx512vnni ? &kAvx2VnniEvex : nullptr;
   }
   return nullptr;
 }
 
 const SimdKernels* best_simd_kernels() {
-  if (const SimdKernels* k = simd_kernels(KernelIsa::Avx512)) return k;
-  return simd_kernels(KernelIsa::Avx2);
+  for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2})
+    if (const SimdKernels* k = simd_kernels(isa)) return k;
+  return nullptr;
 }
 
 }  // namespace wafer

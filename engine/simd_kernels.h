@@ -58,7 +58,10 @@ void quantize_act_rows(const QuantizedActs& view, const float* x, int64_t x_stri
 QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_tokens, int64_t cols,
                                   void* aux);
 
-enum class KernelIsa { Avx2, Avx512 };
+// Avx2Vnni: AVX2 with AVX-VNNI (vpdpbusd on 256-bit vectors; Intel Alder Lake and later
+// client cores, AMD Zen 5); Avx2VnniEvex: the same code with the EVEX encoding of those
+// instructions, which AVX-512 VNNI CPUs run: for the tests, never chosen to compute.
+enum class KernelIsa { Avx2, Avx512, Avx2Vnni, Avx2VnniEvex };
 
 // y[t * y_stride + r] for every token t of x and every row r of panels
 // [panel_begin, panel_end) of w (rows past w.rows are not written).
@@ -103,7 +106,7 @@ constexpr bool prefetch_applies(TensorType type, int n_tokens) {
 
 struct SimdKernels {
   KernelIsa isa;
-  const char* name;  // "avx2", "avx512-vnni"
+  const char* name;  // "avx2", "avx512-vnni", "avx2-vnni", "avx2-vnni-evex"
   PackedMatmulFn matmul;
   // The same results, with software prefetch where prefetch_applies(): faster on some
   // machines, slower on others (packed_kernels.h); the backend picks one by timing.

@@ -4,7 +4,7 @@
 // matrix products (int8 multiply-adds per second) for every packed weight type, and the
 // activation quantizers, scalar against SIMD.
 //
-//   bench_kernels [--threads N] [--isa avx2|avx512] [--types q8_0,q4_0,...] [--quick] [--quantize-only]
+//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex] [--types q8_0,q4_0,...] [--quick] [--quantize-only]
 //
 // The machine may be shared: every figure is a median of repeated runs, and the
 // efficiency compares with the bandwidth measured in the same run.
@@ -110,7 +110,15 @@ bool parse(int argc, char** argv, Args* a) {
       a->threads = std::atoi(next().c_str());
     } else if (s == "--isa") {
       std::string v = next();
-      a->kernels = simd_kernels(v == "avx2" ? KernelIsa::Avx2 : KernelIsa::Avx512);
+      const KernelIsa isa = v == "avx2"             ? KernelIsa::Avx2
+                            : v == "avx2-vnni"      ? KernelIsa::Avx2Vnni
+                            : v == "avx2-vnni-evex" ? KernelIsa::Avx2VnniEvex
+                                                    : KernelIsa::Avx512;
+      if (v != "avx2" && v != "avx512" && v != "avx2-vnni" && v != "avx2-vnni-evex") {
+        std::fprintf(stderr, "--isa: avx2, avx512, avx2-vnni or avx2-vnni-evex, not '%s'\n", v.c_str());
+        return false;
+      }
+      a->kernels = simd_kernels(isa);
       if (!a->kernels) {
         std::fprintf(stderr, "this CPU cannot run the %s kernels\n", v.c_str());
         return false;
@@ -141,7 +149,7 @@ bool parse(int argc, char** argv, Args* a) {
     } else if (s == "--quantize-only") {
       a->quantize_only = true;
     } else {
-      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512] [--types q8_0,...] [--quick] [--quantize-only]\n");
+      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex] [--types q8_0,...] [--quick] [--quantize-only]\n");
       return false;
     }
   }

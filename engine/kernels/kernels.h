@@ -139,7 +139,8 @@ const Backend& scalar_backend();
 // lacks the instruction set.
 const Backend* simd_backend(KernelIsa isa);
 
-// The best backend for this CPU, chosen once by CPUID (AVX-512 VNNI, AVX2, else scalar).
+// The best backend for this CPU, chosen once by CPUID (AVX-512 VNNI, AVX2 with AVX-VNNI,
+// AVX2, else scalar).
 const Backend& default_backend();
 
 }  // namespace wafer::kernels

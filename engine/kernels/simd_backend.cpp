@@ -176,18 +176,22 @@ class SimdBackend final : public Backend {
 }  // namespace
 
 const Backend* simd_backend(KernelIsa isa) {
-  static const SimdKernels* avx2 = simd_kernels(KernelIsa::Avx2);
-  static const SimdKernels* avx512 = simd_kernels(KernelIsa::Avx512);
-  static const SimdBackend* b2 = avx2 ? new SimdBackend(*avx2) : nullptr;
-  static const SimdBackend* b512 = avx512 ? new SimdBackend(*avx512) : nullptr;
-  return isa == KernelIsa::Avx2 ? b2 : b512;
+  // One backend per instruction set this CPU runs (created on first use, kept for the
+  // process: packed weights point into its arena).
+  static const SimdBackend* backends[] = {
+      simd_kernels(KernelIsa::Avx2) ? new SimdBackend(*simd_kernels(KernelIsa::Avx2)) : nullptr,
+      simd_kernels(KernelIsa::Avx512) ? new SimdBackend(*simd_kernels(KernelIsa::Avx512)) : nullptr,
+      simd_kernels(KernelIsa::Avx2Vnni) ? new SimdBackend(*simd_kernels(KernelIsa::Avx2Vnni)) : nullptr,
+      simd_kernels(KernelIsa::Avx2VnniEvex) ? new SimdBackend(*simd_kernels(KernelIsa::Avx2VnniEvex)) : nullptr,
+  };
+  return backends[static_cast<int>(isa)];
 }
 
 const Backend& default_backend() {
-  // Chosen once, by CPUID: the widest SIMD backend this CPU runs, else the scalar one.
+  // Chosen once, by CPUID: AVX-512 VNNI, else AVX2 with AVX-VNNI, else AVX2, else scalar.
   static const Backend& chosen = [] () -> const Backend& {
-    if (const Backend* b = simd_backend(KernelIsa::Avx512)) return *b;
-    if (const Backend* b = simd_backend(KernelIsa::Avx2)) return *b;
+    for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2})
+      if (const Backend* b = simd_backend(isa)) return *b;
     return scalar_backend();
   }();
   return chosen;

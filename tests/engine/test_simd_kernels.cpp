@@ -184,6 +184,8 @@ void check_type(TensorType t, const SimdKernels& k, bool exact) {
   }
 }
 
+const KernelIsa kAllIsas[] = {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex};
+
 const TensorType kTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
                              TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
 
@@ -204,6 +206,12 @@ void check_isa(KernelIsa isa) {
 TEST_CASE("avx2 packed kernels match the scalar reference") { check_isa(KernelIsa::Avx2); }
 
 TEST_CASE("avx512 packed kernels match the scalar reference") { check_isa(KernelIsa::Avx512); }
+
+// AVX2 + AVX-VNNI: run where the CPU has AVX-VNNI; everywhere with AVX-512 VNNI the same
+// code runs in its EVEX encoding (kernels_avxvnni_evex.cpp), so it is checked here too.
+TEST_CASE("avx2-vnni packed kernels match the scalar reference") { check_isa(KernelIsa::Avx2Vnni); }
+
+TEST_CASE("avx2-vnni packed kernels (EVEX twin) match the scalar reference") { check_isa(KernelIsa::Avx2VnniEvex); }
 
 TEST_CASE("quantize_acts matches quantize_activations and fills the Q8_0 side values") {
   std::mt19937 rng(7);
@@ -275,7 +283,7 @@ std::vector<float> block_keys(const std::vector<float>& k, int n_pos, int dk) {
 }  // namespace
 
 TEST_CASE("attention and swiglu kernels match their definitions") {
-  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512}) {
+  for (KernelIsa isa : kAllIsas) {
     const SimdKernels* k = simd_kernels(isa);
     if (!k) continue;
     std::mt19937 rng(3);
@@ -314,7 +322,7 @@ TEST_CASE("grouped attention gives every query head what it gets alone") {
   // Query heads sharing a key/value head are computed together (the keys and values are
   // read once); each head's output must be bit for bit the single-head result, whatever
   // the group size, strides and context length (chunks of value rows, partial blocks).
-  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512}) {
+  for (KernelIsa isa : kAllIsas) {
     const SimdKernels* k = simd_kernels(isa);
     if (!k) continue;
     std::mt19937 rng(5);
@@ -356,7 +364,7 @@ TEST_CASE("grouped attention gives every query head what it gets alone") {
 TEST_CASE("attention over an F16 cache is the F32 kernel over the widened halves, bit for bit") {
   // The F16 kernels only widen what they load (vcvtph2ps is exact), so over keys and values
   // that are halves they must give exactly what the float kernels give over the same values.
-  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512}) {
+  for (KernelIsa isa : kAllIsas) {
     const SimdKernels* k = simd_kernels(isa);
     if (!k) continue;
     std::mt19937 rng(11);
@@ -393,7 +401,7 @@ TEST_CASE("attention over Q8_0 keys is the definition over the dequantized keys 
   // last block holding keys far larger than the rest, which must be read and ignored. Every
   // head must get what it gets alone, and what the double-precision definition gives over
   // the keys and queries the quants stand for (d * q) and the half values.
-  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512}) {
+  for (KernelIsa isa : kAllIsas) {
     const SimdKernels* k = simd_kernels(isa);
     if (!k) continue;
     std::mt19937 rng(13);
