@@ -27,6 +27,7 @@ struct EngineOptions {
   int max_sessions = 4;      // KV caches kept (one per document), LRU-evicted
   int64_t max_cache_mb = 0;  // memory cap for all KV caches together (0: none); fewer sessions then
   int prefill_chunk = 64;    // prompt tokens per forward step: the granularity of max_prefill_ms
+                             // (a remainder of up to half a chunk joins the step before it)
   int max_draft = 8;         // prompt-lookup speculative decoding draft length (0: off; greedy only)
   // Reuse cached spans of at least this many tokens that moved (e.g. the suffix after a
   // keystroke) by shifting their keys instead of recomputing them; 0: off. Approximate:

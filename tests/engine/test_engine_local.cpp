@@ -333,6 +333,24 @@ TEST_CASE("engine: budgets, stop callback and max_tokens", "[engine]") {
     CHECK(r2.last().timings.tokens_reused == 8);
     CHECK(r2.last().timings.tokens_prefilled == 8);
   }
+  SECTION("prefill budget: a remainder of up to half a chunk goes with the chunk before it") {
+    // With chunks of 8 and a budget that lets one step run, the first step's size is what
+    // gets prefilled. Prompts of 8 + r tokens: one step for r <= 4, else 8 first.
+    const auto prefilled = [&](const std::string& prefix, double budget_ms) {
+      test::EngineFixture g(o);
+      CompletionRequest req = request("a.py", prefix, "", 8);
+      req.max_prefill_ms = budget_ms;
+      return g.run(req).last().timings.tokens_prefilled;
+    };
+    const int base = prefilled("", 0);  // the prompt's tokens besides the prefix's bytes
+    REQUIRE(base < 8);
+    for (int r = 1; r <= 6; ++r) {
+      INFO("prompt of 8 + " << r << " tokens");
+      const std::string prefix(static_cast<size_t>(8 + r - base), 'a');
+      REQUIRE(prefilled(prefix, 0) == 8 + r);
+      CHECK(prefilled(prefix, 1e-9) == (r <= 4 ? 8 + r : 8));
+    }
+  }
   SECTION("decode budget: stops after the first token") {
     CompletionRequest req = request("a.py", kPrefix, kSuffix, 8);
     req.max_decode_ms = 1e-9;
