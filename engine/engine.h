@@ -68,6 +68,8 @@ struct ModelInfo {
   // The KV caches: "KV cache f16: up to 4 sessions of 4096 tokens, 48.0 MiB each" (local
   // engines; "" for a remote backend).
   std::string kv_cache;
+  // The compute: "kernels avx512-vnni, 2 threads" (the backend CPUID chose; local engines).
+  std::string kernels;
 };
 
 // One fill-in-the-middle completion. The engine applies the model's FIM template.

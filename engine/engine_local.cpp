@@ -96,6 +96,8 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
                 max_sessions, max_sessions == 1 ? "" : "s", n_ctx,
                 KvCache::bytes_per_token(c, kv_type) * n_ctx / (1 << 20));
   info_.kv_cache = kv;
+  info_.kernels = "kernels " + std::string(model_->backend().name()) + ", " + std::to_string(pool_->size()) +
+                  (pool_->size() == 1 ? " thread" : " threads");
 }
 
 const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const std::string& text) {

@@ -296,6 +296,7 @@ void LspServer::load_model() {
         scheduler_->set_engine((**loaded).value());
         stats_.record("model_load_ms", ms);
         log_.info("model loaded: " + what + " (" + std::to_string(static_cast<int>(ms)) + " ms)");
+        if (const std::string& k = (**loaded).value()->info().kernels; !k.empty()) log_.info(k);
         if (const std::string& kv = (**loaded).value()->info().kv_cache; !kv.empty()) log_.info(kv);
         // --mlock: where the weights are; a refusal does not stop completions, but the user asked.
         if (const std::string& lock = (**loaded).value()->info().memory_lock; !lock.empty()) {

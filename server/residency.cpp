@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/cpu_features.h"
+#include "engine/kernels/kernels.h"
 #include "engine/kv_cache.h"
 #include "engine/model_config.h"
 #include "engine/memory_bandwidth.h"
@@ -12,9 +13,13 @@
 namespace wafer {
 namespace {
 
+// "32 KiB" below a MiB (an L1d cache printed as "0.0 MiB" said nothing), else "2.4 MiB".
 std::string mib(uint64_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  if (bytes < (uint64_t{1} << 20))
+    std::snprintf(buf, sizeof buf, "%.0f KiB", static_cast<double>(bytes) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
   return buf;
 }
 
@@ -41,6 +46,7 @@ Result<Residency> measure_residency(const GgufFile& file, int threads) {
   r.l1d_bytes = cpu.l1d_bytes;
   r.l2_bytes = cpu.l2_bytes;
   r.l3_bytes = cpu.l3_bytes;
+  r.kernels = std::string(kernels::default_backend().name());
   ThreadPool pool(threads);
   r.threads = pool.size();
   r.bytes_per_thread = r.weight_bytes_per_token / static_cast<uint64_t>(r.threads);
@@ -65,12 +71,13 @@ std::string residency_text(const Residency& r) {
   std::snprintf(buf, sizeof buf,
                 "residency:\n"
                 "  weights read per decoded token: %s in %llu matrices (%s per thread, %d threads)\n"
-                "  caches: L1d %s, L2 %s per core, L3 %s\n"
+                "  kernels: %s (chosen by CPUID); caches: L1d %s, L2 %s per core, L3 %s\n"
                 "  share of a thread's slice its L2 can hold: %.1f%%\n"
                 "  read bandwidth (measured now, %d threads): %.1f GB/s\n"
                 "  decode ceiling: %.1f tokens/s (bandwidth / bytes per token)\n",
                 mib(r.weight_bytes_per_token).c_str(), static_cast<unsigned long long>(r.matrices),
-                mib(r.bytes_per_thread).c_str(), r.threads, mib(r.l1d_bytes).c_str(), mib(r.l2_bytes).c_str(),
+                mib(r.bytes_per_thread).c_str(), r.threads, r.kernels.c_str(), mib(r.l1d_bytes).c_str(),
+                mib(r.l2_bytes).c_str(),
                 mib(r.l3_bytes).c_str(), 100 * r.cached_fraction, r.threads, r.read_gbs, r.ceiling_tok_s);
   std::string out = buf;
   if (r.kv_f16_bytes > 0) {
@@ -92,6 +99,7 @@ nlohmann::json residency_json(const Residency& r) {
           {"matrices", r.matrices},
           {"threads", r.threads},
           {"bytes_per_thread", r.bytes_per_thread},
+          {"kernels", r.kernels},
           {"l1d_bytes", r.l1d_bytes},
           {"l2_bytes", r.l2_bytes},
           {"l3_bytes", r.l3_bytes},

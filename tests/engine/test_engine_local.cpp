@@ -209,6 +209,7 @@ TEST_CASE("engine: a Q8_0 KV cache needs key heads of whole 32-dimension blocks"
   test::EngineFixture q8(o, spec);
   CHECK(q8.engine->sessions().max_sessions() == 2);
   CHECK(q8.engine->info().kv_cache == "KV cache q8_0: up to 2 sessions of 1024 tokens, 0.4 MiB each");
+  CHECK(q8.engine->info().kernels == "kernels " + std::string(kernels::default_backend().name()) + ", 2 threads");
   o.kv_type = "f16";  // 0.5 MB
   test::EngineFixture f16(o, spec);
   CHECK(f16.engine->sessions().max_sessions() == 2);

@@ -125,21 +125,25 @@ TEST_CASE("real engine: wafer/warm prefills the prompt so the request there reus
   CHECK(c.shutdown_and_exit() == 0);
 }
 
-TEST_CASE("real engine: the log says which KV cache the model runs with", "[integration][engine]") {
+TEST_CASE("real engine: the log says which kernels and KV cache the model runs with", "[integration][engine]") {
   TempDir dir;
   wafer::SyntheticModelSpec spec;
   spec.head_dim = 32;
   REQUIRE(wafer::write_synthetic_model(spec, dir / "tiny.gguf"));
   LspClient c({"--model", (dir / "tiny.gguf").string(), "--threads", "1", "--kv-type", "q8_0", "--context", "512"});
   c.initialize();
-  auto note = c.wait_for([](const json& m) {
-    return m.value("method", "") == "window/logMessage" &&
-           m["params"]["message"].get<std::string>().find("KV cache") != std::string::npos;
-  });
-  REQUIRE(note);
-  const std::string message = (*note)["params"]["message"];
-  INFO(message);
-  CHECK(message.find("KV cache q8_0: up to 4 sessions of 512 tokens, ") != std::string::npos);
+  const auto logged = [&](const std::string& what) -> std::string {  // the next log line containing `what`
+    auto m = c.wait_for([&](const json& m) {
+      return m.value("method", "") == "window/logMessage" &&
+             m["params"]["message"].get<std::string>().find(what) != std::string::npos;
+    });
+    return m ? (*m)["params"]["message"].get<std::string>() : "";
+  };
+  // Logged in this order after the load.
+  const std::string kernels = logged("kernels "), kv = logged("KV cache");
+  INFO(kernels << " / " << kv);
+  CHECK(kernels.find(", 1 thread") != std::string::npos);
+  CHECK(kv.find("KV cache q8_0: up to 4 sessions of 512 tokens, ") != std::string::npos);
   CHECK(c.shutdown_and_exit() == 0);
 }
 
