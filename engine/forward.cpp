@@ -242,10 +242,10 @@ void attend_scalar_q8(const quant::BlockQ8_0* qb, int h0, int h1, const uint8_t*
         int32_t isum = 0;
         for (int j = 0; j < 32; ++j) {
           const int i = b * 32 + j;
-          isum += int32_t{qh[b].qs[j]} * (static_cast<int32_t>(kb[((i / 4) * 16 + p % 16) * 4 + i % 4]) - 128);
+          isum += int32_t{qh[b].qs[j]} * (static_cast<int32_t>(kb[KvCache::q8_quant_at(i, p % 16)]) - 128);
         }
         float dkey;
-        std::memcpy(&dkey, kb + 16 * dk + (b * 16 + p % 16) * 4, 4);
+        std::memcpy(&dkey, kb + KvCache::q8_scale_at(dk, b, p % 16), 4);
         dot = std::fma(static_cast<float>(isum), dkey * f16_to_f32(qh[b].d), dot);
       }
       scratch[p] = dot;

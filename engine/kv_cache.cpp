@@ -81,9 +81,9 @@ float KvCache::key(int layer, int head, int pos, int i) const {
   if (type_ == KvType::Q8_0) {
     const uint8_t* blk = keys_q8(layer, head) + static_cast<size_t>(pos / kKeyBlock) * q8_block_bytes();
     const int lane = pos % kKeyBlock;
-    const auto q = static_cast<int>(blk[((i / 4) * kKeyBlock + lane) * 4 + i % 4]) - 128;
+    const auto q = static_cast<int>(blk[q8_quant_at(i, lane)]) - 128;
     float d;
-    std::memcpy(&d, blk + 16 * dim_k_ + ((i / 32) * kKeyBlock + lane) * 4, 4);
+    std::memcpy(&d, blk + q8_scale_at(dim_k_, i / 32, lane), 4);
     return d * static_cast<float>(q);
   }
   const size_t at = key_offset(layer, head) + key_index(pos, i);
@@ -108,10 +108,10 @@ void KvCache::set_key(int layer, int head, int pos, const float* row) {
       for (int b = 0; b < nb; ++b) {
         for (int j = 0; j < 32; ++j) {
           const int i = (b0 + b) * 32 + j;
-          blk[((i / 4) * kKeyBlock + lane) * 4 + i % 4] = static_cast<uint8_t>(blocks[b].qs[j] + 128);
+          blk[q8_quant_at(i, lane)] = static_cast<uint8_t>(blocks[b].qs[j] + 128);
         }
         const float d = f16_to_f32(blocks[b].d);
-        std::memcpy(blk + 16 * dim_k_ + (((b0 + b)) * kKeyBlock + lane) * 4, &d, 4);
+        std::memcpy(blk + q8_scale_at(dim_k_, b0 + b, lane), &d, 4);
       }
     }
     return;

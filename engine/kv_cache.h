@@ -89,6 +89,14 @@ class KvCache {
   // so one vector of 16 lanes holds 4 dimensions of 16 keys, and the 16 keys' scales of a
   // block are one float vector.
   size_t q8_block_bytes() const { return static_cast<size_t>(18) * dim_k_; }
+  // Byte offsets in such a block (key head size dk) of dimension i's quant and of the scale
+  // of 32-dimension block b, for the key in lane p % 16.
+  static constexpr size_t q8_quant_at(int i, int lane) {
+    return (static_cast<size_t>(i / 4) * kKeyBlock + lane) * 4 + i % 4;
+  }
+  static constexpr size_t q8_scale_at(int dk, int b, int lane) {
+    return static_cast<size_t>(16) * dk + (static_cast<size_t>(b) * kKeyBlock + lane) * 4;
+  }
 
   // One element, any type (tests, the scalar path).
   float key(int layer, int head, int pos, int i) const;

@@ -145,17 +145,25 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
                                    kernels_avx512::attend,
                                    kernels_avx512::attend_f16,    kernels_avx512::swiglu,
                                    kernels_avx512::quantize_acts, kernels_avx512::attend_q8};
-  static const SimdKernels kAvx2Vnni{KernelIsa::Avx2Vnni,           "avx2-vnni",
-                                     kernels_avxvnni::packed_matmul, kernels_avxvnni::packed_matmul_prefetch,
-                                     kernels_avx2::attend,
-                                     kernels_avx2::attend_f16,       kernels_avx2::swiglu,
-                                     kernels_avx2::quantize_acts,    kernels_avxvnni::attend_q8};
-  static const SimdKernels kAvx2VnniEvex{KernelIsa::Avx2VnniEvex,    "avx2-vnni-evex",
-                                         kernels_avxvnni_evex::packed_matmul,
-                                         kernels_avxvnni_evex::packed_matmul_prefetch,
-                                         kernels_avx2::attend,
-                                         kernels_avx2::attend_f16,   kernels_avx2::swiglu,
-                                         kernels_avx2::quantize_acts, kernels_avxvnni_evex::attend_q8};
+  // The AVX-VNNI tables: their own int8 kernels, AVX2's float kernels and quantizers.
+  const auto with_avx2_float = [](KernelIsa isa, const char* name, PackedMatmulFn matmul, PackedMatmulFn prefetch,
+                                  AttendQ8Fn attend_q8) {
+    return SimdKernels{isa,
+                       name,
+                       matmul,
+                       prefetch,
+                       kernels_avx2::attend,
+                       kernels_avx2::attend_f16,
+                       kernels_avx2::swiglu,
+                       kernels_avx2::quantize_acts,
+                       attend_q8};
+  };
+  static const SimdKernels kAvx2Vnni =
+      with_avx2_float(KernelIsa::Avx2Vnni, "avx2-vnni", kernels_avxvnni::packed_matmul,
+                      kernels_avxvnni::packed_matmul_prefetch, kernels_avxvnni::attend_q8);
+  static const SimdKernels kAvx2VnniEvex =
+      with_avx2_float(KernelIsa::Avx2VnniEvex, "avx2-vnni-evex", kernels_avxvnni_evex::packed_matmul,
+                      kernels_avxvnni_evex::packed_matmul_prefetch, kernels_avxvnni_evex::attend_q8);
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Avx2:

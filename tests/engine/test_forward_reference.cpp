@@ -60,10 +60,28 @@ struct PromptResult {
 
 int argmax(const float* v, size_t n) { return static_cast<int>(std::max_element(v, v + n) - v); }
 
+// The logits of every position of `tokens`, run from an empty cache of `type`.
+std::vector<float> all_logits(const Model& model, ThreadPool& pool, const std::vector<int32_t>& tokens,
+                              KvType type) {
+  auto kv = KvCache::create(model.config(), 256, type);
+  REQUIRE(kv.ok());
+  Forward fwd(model, pool);
+  std::vector<float> logits;
+  REQUIRE(fwd.run(tokens, *kv, LogitsFor::kAll, logits).ok());
+  return logits;
+}
+
+// The largest |row[id] - logit| over a reference's [id, logit] pairs (its top 20).
+double top_diff(const float* row, const json& top) {
+  double d = 0;
+  for (const json& pair : top) d = std::max(d, std::fabs(row[pair[0].get<int>()] - pair[1].get<double>()));
+  return d;
+}
+
 PromptResult run_prompt(const Model& model, ThreadPool& pool, const json& prompt, double near_tie) {
   const size_t vocab = model.config().n_vocab;
   std::vector<int32_t> tokens = prompt["tokens"].get<std::vector<int32_t>>();
-  auto kv = KvCache::create(model.config(), 256);
+  auto kv = KvCache::create(model.config(), 256);  // kept for the greedy continuation below
   REQUIRE(kv.ok());
   Forward fwd(model, pool);
   std::vector<float> logits;
@@ -73,8 +91,7 @@ PromptResult run_prompt(const Model& model, ThreadPool& pool, const json& prompt
   for (const json& pos : prompt["positions"]) {
     const int p = pos["pos"].get<int>();
     const float* row = logits.data() + static_cast<size_t>(p) * vocab;
-    for (const json& pair : pos["top"])
-      r.max_top_diff = std::max(r.max_top_diff, std::fabs(row[pair[0].get<int>()] - pair[1].get<double>()));
+    r.max_top_diff = std::max(r.max_top_diff, top_diff(row, pos["top"]));
     if (pos.contains("logits")) {
       const auto& full = pos["logits"];
       REQUIRE(full.size() == vocab);
@@ -212,19 +229,13 @@ TEST_CASE("forward reference: F16 KV cache against llama.cpp's F16-cache run", "
       double f16_vs_alt = 0, f16_vs_main = 0, f32_vs_alt = 0;  // max |logit difference| over the top 20
       int argmax_agree = 0;
       for (KvType type : {KvType::F16, KvType::F32}) {
-        auto kv = KvCache::create((*model)->config(), 256, type);
-        REQUIRE(kv.ok());
-        Forward fwd(**model, pool);
-        std::vector<float> logits;
-        REQUIRE(fwd.run(tokens, *kv, LogitsFor::kAll, logits).ok());
+        const std::vector<float> logits = all_logits(**model, pool, tokens, type);
         for (size_t p = 0; p < tokens.size(); ++p) {
           const float* row = logits.data() + p * vocab;
           double& vs_alt = type == KvType::F16 ? f16_vs_alt : f32_vs_alt;
-          for (const json& pair : alt["top"][p])
-            vs_alt = std::max(vs_alt, std::fabs(row[pair[0].get<int>()] - pair[1].get<double>()));
+          vs_alt = std::max(vs_alt, top_diff(row, alt["top"][p]));
           if (type == KvType::F16) {
-            for (const json& pair : prompt["positions"][p]["top"])
-              f16_vs_main = std::max(f16_vs_main, std::fabs(row[pair[0].get<int>()] - pair[1].get<double>()));
+            f16_vs_main = std::max(f16_vs_main, top_diff(row, prompt["positions"][p]["top"]));
             argmax_agree += argmax(row, vocab) == alt["argmax"][p].get<int>();
           }
         }
@@ -263,16 +274,12 @@ TEST_CASE("forward reference: Q8_0 key cache against llama.cpp's F16-cache run",
       double diff[2] = {0, 0};  // max |logit difference| over llama.cpp's top 20: F16, Q8_0 cache
       int agree[2] = {0, 0};  // argmax agreement with llama.cpp: F16, Q8_0 cache
       for (KvType type : {KvType::F16, KvType::Q8_0}) {
-        auto kv = KvCache::create((*model)->config(), 256, type);
-        REQUIRE(kv.ok());
-        Forward fwd(**model, pool);
-        std::vector<float> logits;
-        REQUIRE(fwd.run(tokens, *kv, LogitsFor::kAll, logits).ok());
+        const std::vector<float> logits = all_logits(**model, pool, tokens, type);
+        const int k = type == KvType::Q8_0;
         for (size_t p = 0; p < tokens.size(); ++p) {
           const float* row = logits.data() + p * vocab;
-          double& d = diff[type == KvType::Q8_0];
-          for (const json& pair : alt["top"][p]) d = std::max(d, std::fabs(row[pair[0].get<int>()] - pair[1].get<double>()));
-          agree[type == KvType::Q8_0] += argmax(row, vocab) == alt["argmax"][p].get<int>();
+          diff[k] = std::max(diff[k], top_diff(row, alt["top"][p]));
+          agree[k] += argmax(row, vocab) == alt["argmax"][p].get<int>();
         }
       }
       std::printf("reference %-18s %-16s vs llama.cpp F16 cache: our F16 cache %.3g (argmax %d/%zu), our Q8_0 key "
