@@ -47,6 +47,10 @@ struct EngineOptions {
   // while the editor idles. A refusal (RLIMIT_MEMLOCK) does not fail the load: it is
   // reported in ModelInfo::memory_lock.
   bool lock_memory = false;
+  // AMX tiles for the prefill matmuls of Q8_0/Q4_0/Q5_0 weights where the CPU has them
+  // (Intel Sapphire Rapids and later Xeons; kernels/amx). false: the AVX-512 VNNI kernels
+  // only, and AMX is never probed.
+  bool amx = true;
   // Token healing (engine/token_healing.h): the prefix's last token is taken off the prompt
   // and regenerated, so a cursor inside a word continues the word the way the model would
   // have written it; the healed bytes are not repeated in the completion.

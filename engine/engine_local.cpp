@@ -7,6 +7,7 @@
 
 #include "engine/completion_run.h"
 #include "engine/copy_model.h"
+#include "engine/cpu_features.h"
 #include "engine/fim_template.h"
 #include "engine/kv_cache.h"
 #include "engine/model_config.h"
@@ -31,7 +32,7 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
   if (!std::filesystem::is_regular_file(path, ec))
     return make_error("cannot load '" + path + "': " +
                       (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
-  auto model = Model::load(path);
+  auto model = Model::load(path, kernels::default_backend(options.amx));
   if (!model) return make_error("cannot load " + model.error().message);
   auto tokenizer = tokenizer_from_gguf((*model)->file());
   if (!tokenizer) return make_error("cannot load '" + path + "': " + tokenizer.error().message);
@@ -98,6 +99,11 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
   info_.kv_cache = kv;
   info_.kernels = "kernels " + std::string(model_->backend().name()) + ", " + std::to_string(pool_->size()) +
                   (pool_->size() == 1 ? " thread" : " threads");
+  // On a CPU with AMX, say whether the tiles are used and if not why.
+  const CpuFeatures& cpu = cpu_features();
+  const kernels::Backend& b = model_->backend();
+  if (cpu.amx_tile && cpu.amx_int8 && !(b.simd() && b.simd()->isa == KernelIsa::Amx))
+    info_.kernels += options_.amx ? std::string(" (AMX: ") + amx_status() + ")" : " (AMX: off by --amx off)";
 }
 
 const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const std::string& text) {

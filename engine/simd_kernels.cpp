@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "engine/amx_check.h"
 #include "engine/cpu_features.h"
 #include "engine/float16.h"
 #include "engine/quant.h"
@@ -36,10 +37,20 @@ WAFER_DECLARE_INT8(kernels_avx512)
 WAFER_DECLARE_FLOAT(kernels_avx512)
 WAFER_DECLARE_INT8(kernels_avxvnni)
 WAFER_DECLARE_INT8(kernels_avxvnni_evex)
+namespace kernels_amx {
+void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
+                   int64_t panel_end);
+}
+namespace kernels_amx_model {
+void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
+                   int64_t panel_end);
+}
 #undef WAFER_DECLARE_INT8
 #undef WAFER_DECLARE_FLOAT
 
 namespace {
+
+constexpr const char* kAmxInUse = "in use";
 
 size_t round64(size_t n) { return (n + 63) & ~size_t{63}; }
 
@@ -164,6 +175,17 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
   static const SimdKernels kAvx2VnniEvex =
       with_avx2_float(KernelIsa::Avx2VnniEvex, "avx2-vnni-evex", kernels_avxvnni_evex::packed_matmul,
                       kernels_avxvnni_evex::packed_matmul_prefetch, kernels_avxvnni_evex::attend_q8);
+  // The AMX tables: the AVX-512 table with the tile matmul (which hands decode and the
+  // K-quants to the AVX-512 kernel).
+  const auto with_tiles = [](KernelIsa isa, const char* name, PackedMatmulFn matmul) {
+    SimdKernels k = kAvx512;
+    k.isa = isa;
+    k.name = name;
+    k.matmul = matmul;
+    return k;
+  };
+  static const SimdKernels kAmx = with_tiles(KernelIsa::Amx, "avx512-vnni+amx", kernels_amx::packed_matmul);
+  static const SimdKernels kAmxModel = with_tiles(KernelIsa::AmxModel, "amx-model", kernels_amx_model::packed_matmul);
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Avx2:
@@ -174,14 +196,33 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
       return cpu.has_avx2_kernels() && cpu.avx_vnni ? &kAvx2Vnni : nullptr;
     case KernelIsa::Avx2VnniEvex:
       return cpu.has_avx2_kernels() && cpu.avx512f && cpu.avx512vl && cpu.avx512vnni ? &kAvx2VnniEvex : nullptr;
+    case KernelIsa::Amx:
+      return std::strcmp(amx_status(), kAmxInUse) == 0 ? &kAmx : nullptr;
+    case KernelIsa::AmxModel:
+      return cpu.has_avx512_kernels() ? &kAmxModel : nullptr;
   }
   return nullptr;
 }
 
-const SimdKernels* best_simd_kernels() {
+const SimdKernels* best_simd_kernels(bool amx) {
+  if (amx)
+    if (const SimdKernels* k = simd_kernels(KernelIsa::Amx)) return k;
   for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2})
     if (const SimdKernels* k = simd_kernels(isa)) return k;
   return nullptr;
+}
+
+const char* amx_status() {
+  static const char* const status = [] {
+    const CpuFeatures& cpu = cpu_features();
+    if (!cpu.amx_tile || !cpu.amx_int8) return "not on this CPU";
+    if (!cpu.has_avx512_kernels()) return "not used: this CPU lacks the AVX-512 VNNI kernels it finishes with";
+    if (!request_amx_permission()) return "Linux refused the tile state (arch_prctl ARCH_REQ_XCOMP_PERM)";
+    if (!amx_agrees(kernels_amx::packed_matmul, kernels_avx512::packed_matmul))
+      return "its results differ from the AVX-512 VNNI kernel's, so it is not used";
+    return kAmxInUse;
+  }();
+  return status;
 }
 
 }  // namespace wafer

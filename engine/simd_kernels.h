@@ -61,7 +61,10 @@ QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_t
 // Avx2Vnni: AVX2 with AVX-VNNI (vpdpbusd on 256-bit vectors; Intel Alder Lake and later
 // client cores, AMD Zen 5); Avx2VnniEvex: the same code with the EVEX encoding of those
 // instructions, which AVX-512 VNNI CPUs run: for the tests, never chosen to compute.
-enum class KernelIsa { Avx2, Avx512, Avx2Vnni, Avx2VnniEvex };
+// Amx: the AVX-512 VNNI kernels, with AMX tiles (TDPBSSD) for the prefill matmuls of
+// Q8_0/Q4_0/Q5_0 weights (kernels/amx; Intel Sapphire Rapids and later Xeons); AmxModel:
+// the same tile kernels on a software model of the tile instructions, for the tests.
+enum class KernelIsa { Avx2, Avx512, Avx2Vnni, Avx2VnniEvex, Amx, AmxModel };
 
 // y[t * y_stride + r] for every token t of x and every row r of panels
 // [panel_begin, panel_end) of w (rows past w.rows are not written).
@@ -106,7 +109,7 @@ constexpr bool prefetch_applies(TensorType type, int n_tokens) {
 
 struct SimdKernels {
   KernelIsa isa;
-  const char* name;  // "avx2", "avx512-vnni", "avx2-vnni", "avx2-vnni-evex"
+  const char* name;  // "avx2", "avx512-vnni", "avx2-vnni", "avx2-vnni-evex", "avx512-vnni+amx", "amx-model"
   PackedMatmulFn matmul;
   // The same results, with software prefetch where prefetch_applies(): faster on some
   // machines, slower on others (packed_kernels.h); the backend picks one by timing.
@@ -122,7 +125,13 @@ struct SimdKernels {
 const SimdKernels* simd_kernels(KernelIsa isa);
 
 // The fastest kernels this CPU runs, or nullptr when none does (no AVX2: the engine then
-// computes on the ggml layout with the scalar reference).
-const SimdKernels* best_simd_kernels();
+// computes on the ggml layout with the scalar reference). amx = false leaves AMX out.
+const SimdKernels* best_simd_kernels(bool amx = true);
+
+// Whether the AMX kernels can run here, and if not why: "in use" when they can, else e.g.
+// "not on this CPU", "Linux refused the tile state (arch_prctl ARCH_REQ_XCOMP_PERM)" or
+// "its results differ from the AVX-512 VNNI kernel's, so it is not used". The permission
+// request and the check against the VNNI kernel happen once, on first call.
+const char* amx_status();
 
 }  // namespace wafer

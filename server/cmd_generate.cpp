@@ -73,7 +73,7 @@ int run_generate(const Options& o) {
   }
   auto resolved = resolve_model_path(path, o.cache_dir);
   if (!resolved) return fail(resolved.error().message);
-  auto model = Model::load(*resolved);
+  auto model = Model::load(*resolved, kernels::default_backend(o.amx));
   if (!model) return fail(model.error().message);
   const ModelConfig& c = (*model)->config();
 

@@ -185,7 +185,7 @@ void LspServer::on_stats(Reply reply) {
   else s["model"] = nullptr;
   s["backend"] = options_.backend;
   // The local engine's kernels and what they chose by timing themselves (engine/kernels).
-  const kernels::Backend& k = kernels::default_backend();
+  const kernels::Backend& k = kernels::default_backend(options_.amx);
   s["kernels"] = {{"name", std::string(k.name())}, {"tuning", k.tuning()}};
   reply.result(std::move(s));
 }

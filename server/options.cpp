@@ -156,6 +156,10 @@ const std::vector<Flag>& flags() {
       {"--ahead-tokens", "lsp", true,
        [](Options& o, std::string_view v) { return parse_number("--ahead-tokens", v, o.ahead_tokens, 0, 4096); },
        "after a suggestion, decode this many tokens of its continuation while idle (default 48; 0: off)"},
+      {"--amx", "lsp generate bench", true,
+       [](Options& o, std::string_view v) { return parse_on_off("--amx", v, o.amx); },
+       "on|off: use AMX tiles for prefill where the CPU has them (Intel Xeon 4th generation and later; checked "
+       "against the AVX-512 kernels at first use; default on)"},
       {"--mlock", "lsp", true,
        [](Options& o, std::string_view v) { return parse_on_off("--mlock", v, o.mlock); },
        "on|off: lock the model's weights in RAM so they are never paged out while idle (default off; a refusal, "

@@ -46,6 +46,7 @@ struct Options {
   double alternatives_top_p = 0.95;
   int ahead_tokens = 48;              // decode this far past a returned suggestion while idle (0: off)
   bool warm = true;
+  bool amx = true;                    // AMX tiles for prefill where the CPU has them (EngineOptions::amx)
   bool mlock = false;                 // lock the model's weights in RAM (EngineOptions::lock_memory)                   // honour wafer/warm: prefill a document's prompt at a position while idle
   std::vector<std::string> languages; // enabled languageIds; empty: all
   std::string fake_engine;            // tests only: scripted engine instead of a model

@@ -60,7 +60,7 @@ Status apply_settings(Options& o, const json& settings_in) {
     next.kv_type = it->get<std::string>();
   }
   for (auto [key, field] : {std::pair{"tokenHealing", &next.token_healing}, std::pair{"warm", &next.warm},
-                            std::pair{"mlock", &next.mlock}}) {
+                            std::pair{"mlock", &next.mlock}, std::pair{"amx", &next.amx}}) {
     if (auto it = s->find(key); it != s->end() && !it->is_null()) {
       if (!it->is_boolean()) return make_error(std::string(key) + ": expected a boolean, got " + it->type_name());
       *field = it->get<bool>();
@@ -112,6 +112,7 @@ EngineOptions engine_options(const Options& o) {
   e.copy_strength = static_cast<float>(o.copy_strength);
   e.token_healing = o.token_healing;
   e.lock_memory = o.mlock;
+  e.amx = o.amx;
   return e;
 }
 
@@ -119,7 +120,7 @@ bool engine_changed(const Options& a, const Options& b) {
   return a.model != b.model || a.threads != b.threads || a.context != b.context || a.kv_type != b.kv_type ||
          a.fake_engine != b.fake_engine ||
          a.chunk_reuse != b.chunk_reuse || a.copy_strength != b.copy_strength || a.token_healing != b.token_healing ||
-         a.mlock != b.mlock ||
+         a.mlock != b.mlock || a.amx != b.amx ||
          a.backend != b.backend || a.backend_url != b.backend_url ||
          a.backend_model != b.backend_model || a.api_key_env != b.api_key_env || a.api_key_file != b.api_key_file ||
          a.fim_template != b.fim_template || a.fim_format != b.fim_format || a.backend_timeout_ms != b.backend_timeout_ms;

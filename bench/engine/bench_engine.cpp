@@ -65,6 +65,7 @@ struct Args {
   KvType kv = KvType::F16;
   bool profile = false;
   int chunk = 512;  // prefill: tokens per forward run (the daemon's prefill_chunk is 64)
+  bool amx = true;  // AMX tiles for prefill where the CPU has them (--amx off: AVX-512 VNNI only)
 };
 
 bool wants(const Args& a, const char* test) { return std::find(a.tests.begin(), a.tests.end(), test) != a.tests.end(); }
@@ -103,6 +104,14 @@ bool parse(int argc, char** argv, Args* a) {
       a->chunk = std::max(1, std::atoi(next().c_str()));
     else if (s == "--tests")
       a->tests = split(next());
+    else if (s == "--amx") {
+      const std::string v = next();
+      if (v != "on" && v != "off") {
+        std::fprintf(stderr, "--amx: expected on or off, got '%s'\n", v.c_str());
+        return false;
+      }
+      a->amx = v == "on";
+    }
     else if (s == "--kv") {
       auto t = parse_kv_type(next());
       if (!t) {
@@ -114,7 +123,7 @@ bool parse(int argc, char** argv, Args* a) {
       std::fprintf(stderr,
                    "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
                    "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill] [--kv f16|f32|q8_0] "
-                   "[--profile] [--chunk N]\n");
+                   "[--profile] [--chunk N] [--amx on|off]\n");
       return false;
     }
   }
@@ -283,12 +292,15 @@ int main(int argc, char** argv) {
     a.threads.push_back(1);
     if (cpu.physical_cores > 1) a.threads.push_back(static_cast<int>(cpu.physical_cores));
   }
+  const kernels::Backend& backend = kernels::default_backend(a.amx);
+  const bool amx = backend.simd() && backend.simd()->isa == KernelIsa::Amx;
   const fs::path dir = fs::temp_directory_path() / ("wafer-bench-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   if (!a.json) {
     std::printf("%s", describe(cpu).c_str());
-    std::printf("backend: %s; KV cache %s; figures are medians of %d runs\n\n",
-                std::string(kernels::default_backend().name()).c_str(), kv_type_name(a.kv), a.repeat);
+    std::printf("backend: %s (AMX: %s); KV cache %s; figures are medians of %d runs\n\n",
+                std::string(backend.name()).c_str(), a.amx ? amx_status() : "off (--amx off)", kv_type_name(a.kv),
+                a.repeat);
     std::printf("%-5s %-7s %3s %-8s %6s %6s %9s %8s %9s %6s\n", "model", "weights", "thr", "test", "tokens", "depth",
                 "tok/s", "MB/tok", "read GB/s", "eff");
   }
@@ -313,7 +325,7 @@ int main(int argc, char** argv) {
         status = 1;
         continue;
       }
-      auto model = Model::load(path);
+      auto model = Model::load(path, backend);
       if (!model.ok()) {
         std::fprintf(stderr, "%s\n", model.error().message.c_str());
         status = 1;
@@ -352,10 +364,11 @@ int main(int argc, char** argv) {
           const double eff = r.efficiency, line_gbs = decode ? r.read_gbs : gbs;
           if (a.json) {
             std::printf(
-                "{\"model\":\"%s\",\"weights\":\"%s\",\"kv\":\"%s\",\"threads\":%d,\"amx\":false,\"test\":\"%s\","
+                "{\"model\":\"%s\",\"weights\":\"%s\",\"kv\":\"%s\",\"threads\":%d,\"amx\":%s,\"test\":\"%s\","
                 "\"n_tokens\":%d,"
                 "\"depth\":%d,\"tok_s\":%.2f,\"weight_bytes_per_token\":%llu,\"read_bw_gbs\":%.2f",
-                shape->name.c_str(), weights.c_str(), kv_type_name(a.kv), threads, r.test.c_str(), r.n_tokens,
+                shape->name.c_str(), weights.c_str(), kv_type_name(a.kv), threads, amx ? "true" : "false",
+                r.test.c_str(), r.n_tokens,
                 r.depth, r.tok_s, static_cast<unsigned long long>(bytes), line_gbs);
             if (decode) std::printf(",\"efficiency\":%.3f", eff);
             else std::printf(",\"chunk\":%d", std::min(a.chunk, r.n_tokens));
@@ -386,7 +399,7 @@ int main(int argc, char** argv) {
   fs::remove_all(dir);
   // What the backend chose by timing itself (the K-quant prefetch: tried on the first
   // K-quant decode steps of the process, then again every 131,072 of them).
-  if (const std::string t = kernels::default_backend().tuning(); !t.empty() && !a.json)
+  if (const std::string t = backend.tuning(); !t.empty() && !a.json)
     std::printf("\ntuning: %s\n", t.c_str());
   return status;
 }

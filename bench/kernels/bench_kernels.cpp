@@ -4,7 +4,7 @@
 // matrix products (int8 multiply-adds per second) for every packed weight type, and the
 // activation quantizers, scalar against SIMD.
 //
-//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex] [--types q8_0,q4_0,...] [--quick] [--quantize-only]
+//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-vector-half] [--types q8_0,q4_0,...] [--quick] [--quantize-only]
 //
 // The machine may be shared: every figure is a median of repeated runs, and the
 // efficiency compares with the bandwidth measured in the same run.
@@ -27,6 +27,11 @@
 #include "engine/weight_arena.h"
 
 using namespace wafer;
+
+namespace wafer::bench {
+void amx_vector_half_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                            int64_t panel_begin, int64_t panel_end);
+}
 
 namespace {
 
@@ -113,15 +118,26 @@ bool parse(int argc, char** argv, Args* a) {
       const KernelIsa isa = v == "avx2"             ? KernelIsa::Avx2
                             : v == "avx2-vnni"      ? KernelIsa::Avx2Vnni
                             : v == "avx2-vnni-evex" ? KernelIsa::Avx2VnniEvex
+                            : v == "amx"            ? KernelIsa::Amx
                                                     : KernelIsa::Avx512;
-      if (v != "avx2" && v != "avx512" && v != "avx2-vnni" && v != "avx2-vnni-evex") {
-        std::fprintf(stderr, "--isa: avx2, avx512, avx2-vnni or avx2-vnni-evex, not '%s'\n", v.c_str());
+      if (v != "avx2" && v != "avx512" && v != "avx2-vnni" && v != "avx2-vnni-evex" && v != "amx" &&
+          v != "amx-vector-half") {
+        std::fprintf(stderr, "--isa: avx2, avx512, avx2-vnni, avx2-vnni-evex, amx or amx-vector-half, not '%s'\n",
+                     v.c_str());
         return false;
       }
       a->kernels = simd_kernels(isa);
       if (!a->kernels) {
-        std::fprintf(stderr, "this CPU cannot run the %s kernels\n", v.c_str());
+        std::fprintf(stderr, "this CPU cannot run the %s kernels%s\n", v.c_str(),
+                     isa == KernelIsa::Amx ? (std::string(" (AMX: ") + amx_status() + ")").c_str() : "");
         return false;
+      }
+      if (v == "amx-vector-half") {
+        // The AVX-512 table with the AMX kernel minus its tile instructions (amx_vector_half.cpp).
+        static SimdKernels half = *a->kernels;
+        half.name = "amx-vector-half (tile instructions as no-ops: not a result)";
+        half.matmul = bench::amx_vector_half_matmul;
+        a->kernels = &half;
       }
     } else if (s == "--types") {
       a->types.clear();
@@ -149,7 +165,7 @@ bool parse(int argc, char** argv, Args* a) {
     } else if (s == "--quantize-only") {
       a->quantize_only = true;
     } else {
-      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex] [--types q8_0,...] [--quick] [--quantize-only]\n");
+      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-vector-half] [--types q8_0,...] [--quick] [--quantize-only]\n");
       return false;
     }
   }

@@ -1,7 +1,7 @@
 // The matmul kernel interface: a weight matrix times a batch of activation vectors.
 //
 // This is the one place the forward pass touches weights, so per-ISA backends (scalar here;
-// AVX2, AVX-512/VNNI, AMX later) plug in behind it without the model code changing:
+// AVX2, AVX-512/VNNI, AMX) plug in behind it without the model code changing:
 //
 //   load:     PackedMatrix w = backend.pack(view)          once per weight, at load
 //   forward:  ActivationSet x; x.reset(buffer, n, cols)    whenever `buffer` is rewritten
@@ -139,8 +139,9 @@ const Backend& scalar_backend();
 // lacks the instruction set.
 const Backend* simd_backend(KernelIsa isa);
 
-// The best backend for this CPU, chosen once by CPUID (AVX-512 VNNI, AVX2 with AVX-VNNI,
-// AVX2, else scalar).
-const Backend& default_backend();
+// The best backend for this CPU, chosen once by CPUID (AVX-512 VNNI with AMX tiles for
+// prefill, AVX-512 VNNI, AVX2 with AVX-VNNI, AVX2, else scalar). amx = false: never AMX
+// (EngineOptions::amx).
+const Backend& default_backend(bool amx = true);
 
 }  // namespace wafer::kernels

@@ -173,28 +173,44 @@ class SimdBackend final : public Backend {
   mutable PrefetchChoice prefetch_;
 };
 
+// One backend per instruction set this CPU runs, created on first use (so AMX is probed
+// only when asked for) and kept for the process: packed weights point into its arena.
+template <KernelIsa kIsa>
+const Backend* backend_for() {
+  static const SimdBackend* const b = simd_kernels(kIsa) ? new SimdBackend(*simd_kernels(kIsa)) : nullptr;
+  return b;
+}
+
 }  // namespace
 
 const Backend* simd_backend(KernelIsa isa) {
-  // One backend per instruction set this CPU runs (created on first use, kept for the
-  // process: packed weights point into its arena).
-  static const SimdBackend* backends[] = {
-      simd_kernels(KernelIsa::Avx2) ? new SimdBackend(*simd_kernels(KernelIsa::Avx2)) : nullptr,
-      simd_kernels(KernelIsa::Avx512) ? new SimdBackend(*simd_kernels(KernelIsa::Avx512)) : nullptr,
-      simd_kernels(KernelIsa::Avx2Vnni) ? new SimdBackend(*simd_kernels(KernelIsa::Avx2Vnni)) : nullptr,
-      simd_kernels(KernelIsa::Avx2VnniEvex) ? new SimdBackend(*simd_kernels(KernelIsa::Avx2VnniEvex)) : nullptr,
-  };
-  return backends[static_cast<int>(isa)];
+  switch (isa) {
+    case KernelIsa::Avx2: return backend_for<KernelIsa::Avx2>();
+    case KernelIsa::Avx512: return backend_for<KernelIsa::Avx512>();
+    case KernelIsa::Avx2Vnni: return backend_for<KernelIsa::Avx2Vnni>();
+    case KernelIsa::Avx2VnniEvex: return backend_for<KernelIsa::Avx2VnniEvex>();
+    case KernelIsa::Amx: return backend_for<KernelIsa::Amx>();
+    case KernelIsa::AmxModel: return backend_for<KernelIsa::AmxModel>();
+  }
+  return nullptr;
 }
 
-const Backend& default_backend() {
-  // Chosen once, by CPUID: AVX-512 VNNI, else AVX2 with AVX-VNNI, else AVX2, else scalar.
-  static const Backend& chosen = [] () -> const Backend& {
+const Backend& default_backend(bool amx) {
+  // Chosen once, by CPUID: AVX-512 VNNI with AMX tiles (unless amx is false), else AVX-512
+  // VNNI, else AVX2 with AVX-VNNI, else AVX2, else scalar.
+  static const auto choose = [](bool with_amx) -> const Backend& {
+    if (with_amx)
+      if (const Backend* b = simd_backend(KernelIsa::Amx)) return *b;
     for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2})
       if (const Backend* b = simd_backend(isa)) return *b;
     return scalar_backend();
-  }();
-  return chosen;
+  };
+  if (amx) {
+    static const Backend& with = choose(true);
+    return with;
+  }
+  static const Backend& without = choose(false);  // AMX never touched (not even its check)
+  return without;
 }
 
 }  // namespace wafer::kernels

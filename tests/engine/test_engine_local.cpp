@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "engine/cpu_features.h"
 #include "engine/fim_template.h"
 #include "engine/gguf_writer.h"
 #include "tests/engine/engine_fixture.h"
@@ -209,7 +210,18 @@ TEST_CASE("engine: a Q8_0 KV cache needs key heads of whole 32-dimension blocks"
   test::EngineFixture q8(o, spec);
   CHECK(q8.engine->sessions().max_sessions() == 2);
   CHECK(q8.engine->info().kv_cache == "KV cache q8_0: up to 2 sessions of 1024 tokens, 0.4 MiB each");
-  CHECK(q8.engine->info().kernels == "kernels " + std::string(kernels::default_backend().name()) + ", 2 threads");
+  const std::string kernels_line = "kernels " + std::string(kernels::default_backend().name()) + ", 2 threads";
+  CHECK(q8.engine->info().kernels.rfind(kernels_line, 0) == 0);
+  if (!cpu_features().amx_tile) CHECK(q8.engine->info().kernels == kernels_line);  // no AMX note to add
+  // --amx off: the kernels chosen without AMX (the same ones on a CPU without it), and on
+  // a CPU with AMX the log says it is off.
+  o.amx = false;
+  test::EngineFixture no_amx(o, spec);
+  CHECK(no_amx.engine->info().kernels.rfind("kernels " + std::string(kernels::default_backend(false).name()) +
+                                                ", 2 threads", 0) == 0);
+  if (cpu_features().amx_tile && cpu_features().amx_int8)
+    CHECK(no_amx.engine->info().kernels.find("(AMX: off by --amx off)") != std::string::npos);
+  o.amx = true;
   o.kv_type = "f16";  // 0.5 MB
   test::EngineFixture f16(o, spec);
   CHECK(f16.engine->sessions().max_sessions() == 2);

@@ -55,7 +55,8 @@ Weights make_weights(const Backend& b, TensorType type, int64_t rows, int64_t co
 
 TEST_CASE("matmul_many gives each matrix what matmul gives it alone", "[kernels]") {
   std::vector<const Backend*> backends = {&kernels::scalar_backend()};
-  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex})
+  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex,
+                        KernelIsa::Amx, KernelIsa::AmxModel})
     if (const Backend* b = kernels::simd_backend(isa)) backends.push_back(b);
   const int64_t cols = 256;
   const std::vector<std::vector<TensorType>> mixes = {
@@ -68,7 +69,7 @@ TEST_CASE("matmul_many gives each matrix what matmul gives it alone", "[kernels]
     for (int threads : {1, 2, 3}) {
       ThreadPool pool(threads);
       for (const auto& mix : mixes) {
-        for (int n : {1, 5}) {
+        for (int n : {1, 5, 19}) {  // 19: a tile of 16 tokens (AMX) and 3 more
           INFO(b->name() << " threads " << threads << " matrices " << mix.size() << " tokens " << n);
           std::mt19937 rng(static_cast<unsigned>(n * 10 + mix.size()));
           std::vector<Weights> ws;

@@ -18,16 +18,13 @@
 #include "engine/simd_kernels.h"
 #include "engine/quant.h"
 #include "engine/repack.h"
+#include "tests/support/testing.h"
 
 using namespace wafer;
 
 namespace {
 
-struct AlignedBuf {
-  explicit AlignedBuf(size_t n) : p(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {}
-  ~AlignedBuf() { std::free(p); }
-  uint8_t* p;
-};
+using AlignedBuf = test::AlignedBytes;
 
 // Byte offsets of the half-precision scales in each ggml block.
 std::vector<int> half_fields(TensorType t) {
@@ -142,7 +139,7 @@ void check_type(TensorType t, const SimdKernels& k, bool exact) {
   const int64_t elems = tensor_type_info(static_cast<uint32_t>(t))->block_elems;
   for (int64_t rows : {1, 7, 16, 17, 45}) {
     for (int64_t cols : {elems, elems * 3}) {
-      for (int n_tokens : {1, 2, 3, 4, 5, 8, 9, 13}) {
+      for (int n_tokens : {1, 2, 3, 4, 5, 8, 9, 13, 16, 37}) {  // 16, 37: one and two AMX tiles
         INFO(tensor_type_name(t) << " on " << k.name << (exact ? " exact" : " random") << ": rows " << rows
                                  << " cols " << cols << " tokens " << n_tokens);
         auto w = random_weights(t, rows, cols, exact, rng);
@@ -184,7 +181,8 @@ void check_type(TensorType t, const SimdKernels& k, bool exact) {
   }
 }
 
-const KernelIsa kAllIsas[] = {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex};
+const KernelIsa kAllIsas[] = {KernelIsa::Avx2,         KernelIsa::Avx512, KernelIsa::Avx2Vnni,
+                              KernelIsa::Avx2VnniEvex, KernelIsa::Amx,    KernelIsa::AmxModel};
 
 const TensorType kTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
                              TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
@@ -212,6 +210,14 @@ TEST_CASE("avx512 packed kernels match the scalar reference") { check_isa(Kernel
 TEST_CASE("avx2-vnni packed kernels match the scalar reference") { check_isa(KernelIsa::Avx2Vnni); }
 
 TEST_CASE("avx2-vnni packed kernels (EVEX twin) match the scalar reference") { check_isa(KernelIsa::Avx2VnniEvex); }
+
+// AMX tiles for prefill: on the hardware where the CPU has AMX, and everywhere with
+// AVX-512 VNNI on the software model of the tile instructions (kernels/amx/tile_model.h).
+TEST_CASE("amx packed kernels match the scalar reference") { check_isa(KernelIsa::Amx); }
+
+TEST_CASE("amx packed kernels (software model of the tiles) match the scalar reference") {
+  check_isa(KernelIsa::AmxModel);
+}
 
 TEST_CASE("quantize_acts matches quantize_activations and fills the Q8_0 side values") {
   std::mt19937 rng(7);

@@ -157,6 +157,18 @@ TEST_CASE("options: warm-up on or off", "[options]") {
   CHECK_FALSE(parse({"bench", "--warm", "off"}));  // an lsp option
 }
 
+TEST_CASE("options: --amx off reaches the engine options", "[options]") {
+  CHECK(engine_options(*parse({"lsp"})).amx);  // on by default: used where the CPU has it
+  for (const char* cmd : {"lsp", "generate", "bench"}) {
+    auto off = parse({cmd, "--amx", "off"});
+    REQUIRE(off);
+    CHECK_FALSE(engine_options(*off).amx);
+  }
+  auto bad = parse({"lsp", "--amx", "auto"});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("--amx: expected on or off") == 0);
+}
+
 TEST_CASE("options: --mlock on reaches the engine options", "[options]") {
   CHECK_FALSE(engine_options(*parse({"lsp"})).lock_memory);
   auto on = parse({"lsp", "--mlock", "on"});

@@ -142,6 +142,17 @@ TEST_CASE("settings: mlock locks the weights and reloads the engine", "[settings
   CHECK(bad.error().message.find("mlock: expected a boolean") == 0);
 }
 
+TEST_CASE("settings: amx false keeps the engine off the AMX tiles and reloads it", "[settings]") {
+  Options o;
+  Options next = o;
+  REQUIRE(apply_settings(next, json::parse(R"({"amx":false})")));
+  CHECK_FALSE(engine_options(next).amx);
+  CHECK(engine_changed(o, next));
+  Status bad = apply_settings(next, json::parse(R"({"amx":"off"})"));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("amx: expected a boolean") == 0);
+}
+
 TEST_CASE("settings: warm turns the warm-up off and on", "[settings]") {
   Options o;
   CHECK(o.warm);

@@ -2,10 +2,22 @@
 // data (skipping cleanly when it is absent) and the path of the built `wafer` binary.
 #pragma once
 
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 namespace wafer::test {
+
+// n bytes (rounded up, plus 64 spare) aligned to 64, as the kernels' buffers are; freed on
+// destruction.
+struct AlignedBytes {
+  explicit AlignedBytes(size_t n) : p(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {}
+  ~AlignedBytes() { std::free(p); }
+  AlignedBytes(const AlignedBytes&) = delete;
+  AlignedBytes& operator=(const AlignedBytes&) = delete;
+  uint8_t* p;
+};
 
 // Exit code that CTest reports as "skipped" (SKIP_RETURN_CODE on every test).
 inline constexpr int kSkipExitCode = 77;

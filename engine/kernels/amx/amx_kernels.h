@@ -1,0 +1,163 @@
+// The AMX prefill matmul for the legacy weight types (Q8_0, Q4_0, Q5_0), written once over
+// the tile instructions (Tiles: TileHw for the hardware, TileModel for the tests) and the
+// AVX-512 vector traits V. The K-quants, and batches of fewer than 16 tokens (decode), go
+// to the AVX-512 VNNI kernel unchanged.
+//
+// Per 16-row panel, the thread unpacks the packed blocks (repack.h) into signed int8 tiles
+// once: a block of 16 rows x 32 columns becomes 8 tile rows of 64 bytes, dword g of row r
+// at byte 4r, which is exactly the B operand of TDPBSSD, and each quant has its format's
+// offset taken off (Q8_0 is stored + 128, Q4_0 and Q5_0 are unsigned with offsets 8 and 16),
+// so no correction is left for later. The activations need no copy: a tile row is token t's
+// 32 quants of block b, read in place from the ggml Q8_0 rows with the rows' stride. Then,
+// per tile of 16 tokens and per block, one TDPBSSD forms the 16 x 16 integer dot products,
+// and the vector unit converts them and multiply-adds them with the weight scale times the
+// activation scale into float accumulators, block after block. The integer sums equal those
+// of PackedImpl::legacy_tile (which adds -offset x the activation sum to unsigned products:
+// the same integer, exactly) and every float operation is the same, in the same order, so
+// the results are bit-identical to the AVX-512 VNNI kernel's.
+//
+// Scales change every 32 columns, so each TDPBSSD covers one block (K = 32) and its result
+// goes through memory to the vector unit; two blocks are in flight (tiles 0/2/4 and 1/3/5)
+// so the tile unit works on one while the vectors finish the other. The remaining tokens
+// past the last whole tile of 16 go to the VNNI kernel.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/kernels/amx/tile_config.h"
+#include "engine/kernels/simd/packed_kernels.h"
+
+namespace wafer::simd {
+
+template <class V, class Tiles>
+struct AmxImpl {
+  using P = PackedImpl<V>;
+  using I = typename V::I;
+  using F = typename V::F;
+  static_assert(V::kLanes == kPanelRows, "one vector lane per panel row");
+
+  static constexpr int kTokens = 16;         // rows of an activation tile
+  static constexpr int kBlockCols = 32;      // columns of a legacy block (K of one product)
+  static constexpr int kUnpackedBlock = 512;  // 16 rows x 32 int8 weights, as 8 rows of 64 bytes
+  static constexpr int kActBlockBytes = 34;  // a ggml Q8_0 block: half scale, 32 quants
+
+  // Tiles 0 and 1: 16 tokens x 16 rows of int32; 2 and 3: 16 tokens x 32 activation bytes;
+  // 4 and 5: 8 x 64 weight bytes (4 bytes of each of the 16 rows per tile row).
+  static amx::TileConfig config() {
+    amx::TileConfig c;
+    c.palette = 1;
+    for (int t = 0; t < 2; ++t) {
+      c.rows[t] = kTokens;
+      c.colsb[t] = kPanelRows * 4;
+      c.rows[2 + t] = kTokens;
+      c.colsb[2 + t] = kBlockCols;
+      c.rows[4 + t] = kBlockCols / 4;
+      c.colsb[4 + t] = kPanelRows * 4;
+    }
+    return c;
+  }
+
+  static bool handles(TensorType type, int n_tokens) { return P::is_legacy(type) && n_tokens >= kTokens; }
+
+  // The panel's blocks as signed int8 B tiles (quant - offset: -128..127 for Q8_0, -8..7
+  // for Q4_0, -16..15 for Q5_0).
+  template <class Fmt>
+  static void unpack_panel(const uint8_t* panel, int64_t nb, uint8_t* out) {
+    const auto offset = static_cast<int8_t>(Fmt::kOffset);  // 128 wraps to -128: the same bytes
+    for (int64_t b = 0; b < nb; ++b) {
+      I w[8];
+      Fmt::unpack(panel + b * Fmt::kBlockBytes, 0, w);
+      _Pragma("GCC unroll 8")
+      for (int g = 0; g < 8; ++g) V::storei(out + b * kUnpackedBlock + g * 64, V::sub_bytes(w[g], offset));
+    }
+  }
+
+  // acc[m] += c[m] x scale of row x scale of token m's block, as legacy_tile does it.
+  static void finish_block(const int32_t* c, const uint8_t* blk, const QuantizedActs& x, int64_t nb, int m0,
+                           int64_t b, F* acc) {
+    const F dw = P::halves(blk, 0, 0);
+    _Pragma("GCC unroll 16")
+    for (int m = 0; m < kTokens; ++m) {
+      const F da = V::set1f(x.d[(m0 + m) * nb + b]);
+      acc[m] = V::fmadd(V::to_float(V::load(c + m * kPanelRows)), V::mul(dw, da), acc[m]);
+    }
+  }
+
+  // Panels [pb, pe) of w for tokens [0, n_tiles * 16) of x.
+  template <class Fmt>
+  static void tile_panels(const PackedMatrix& w, const QuantizedActs& x, int n_tiles, float* y, int64_t y_stride,
+                          int64_t pb, int64_t pe) {
+    const int64_t nb = x.blocks();
+    const size_t panel_bytes = w.panel_bytes();
+    static thread_local std::vector<uint8_t> unpacked;  // one panel; grows to the widest matrix, then reused
+    if (unpacked.size() < static_cast<size_t>(nb) * kUnpackedBlock) unpacked.resize(nb * kUnpackedBlock);
+    uint8_t* wt = unpacked.data();
+    alignas(64) int32_t c[2][kTokens * kPanelRows];
+    const int64_t a_stride = static_cast<int64_t>(x.row_bytes);
+    Tiles::load_config(config());
+    for (int64_t p = pb; p < pe; ++p) {
+      const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
+      unpack_panel<Fmt>(panel, nb, wt);
+      const int64_t left = w.rows - p * kPanelRows;
+      const int n_rows = left < kPanelRows ? static_cast<int>(left) : kPanelRows;
+      for (int m0 = 0; m0 < n_tiles * kTokens; m0 += kTokens) {
+        F acc[kTokens];
+        _Pragma("GCC unroll 16")
+        for (int m = 0; m < kTokens; ++m) acc[m] = V::zero_f();
+        const uint8_t* a = x.rows + m0 * x.row_bytes + 2;  // token m0's quants of block 0
+        int64_t b = 0;
+        for (; b + 1 < nb; b += 2) {
+          Tiles::template zero<0>();
+          Tiles::template zero<1>();
+          Tiles::template load<2>(a + b * kActBlockBytes, a_stride);
+          Tiles::template load<4>(wt + b * kUnpackedBlock, 64);
+          Tiles::template load<3>(a + (b + 1) * kActBlockBytes, a_stride);
+          Tiles::template load<5>(wt + (b + 1) * kUnpackedBlock, 64);
+          Tiles::template dp_ss<0, 2, 4>();
+          Tiles::template dp_ss<1, 3, 5>();
+          Tiles::template store<0>(c[0], 64);
+          Tiles::template store<1>(c[1], 64);
+          finish_block(c[0], panel + b * Fmt::kBlockBytes, x, nb, m0, b, acc);
+          finish_block(c[1], panel + (b + 1) * Fmt::kBlockBytes, x, nb, m0, b + 1, acc);
+        }
+        if (b < nb) {  // an odd number of blocks
+          Tiles::template zero<0>();
+          Tiles::template load<2>(a + b * kActBlockBytes, a_stride);
+          Tiles::template load<4>(wt + b * kUnpackedBlock, 64);
+          Tiles::template dp_ss<0, 2, 4>();
+          Tiles::template store<0>(c[0], 64);
+          finish_block(c[0], panel + b * Fmt::kBlockBytes, x, nb, m0, b, acc);
+        }
+        _Pragma("GCC unroll 16")
+        for (int m = 0; m < kTokens; ++m) V::store(y + (m0 + m) * y_stride + p * kPanelRows, acc[m], n_rows);
+      }
+    }
+    Tiles::release();  // back to the initial state: nothing for the OS to save on a switch
+  }
+
+  // SimdKernels::matmul's contract; `vnni` computes what the tiles do not.
+  static void matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t pb,
+                     int64_t pe, PackedMatmulFn vnni) {
+    if (pb >= pe) return;
+    if (!handles(w.type, x.n_tokens)) return vnni(w, x, y, y_stride, pb, pe);
+    const int n_tiles = x.n_tokens / kTokens;
+    switch (w.type) {
+      case TensorType::Q8_0: tile_panels<typename P::Q8_0>(w, x, n_tiles, y, y_stride, pb, pe); break;
+      case TensorType::Q4_0: tile_panels<typename P::Q4_0>(w, x, n_tiles, y, y_stride, pb, pe); break;
+      case TensorType::Q5_0: tile_panels<typename P::Q5_0>(w, x, n_tiles, y, y_stride, pb, pe); break;
+      default: return;
+    }
+    const int done = n_tiles * kTokens;
+    if (done == x.n_tokens) return;
+    QuantizedActs rest = x;
+    const int64_t nb = x.blocks();
+    rest.n_tokens = x.n_tokens - done;
+    rest.rows = x.rows + done * x.row_bytes;
+    rest.d = x.d + done * nb;
+    rest.sums = x.sums + done * nb;
+    vnni(w, rest, y + done * y_stride, y_stride, pb, pe);
+  }
+};
+
+}  // namespace wafer::simd
