@@ -74,6 +74,7 @@ LspTargetOptions wafer_lsp(const Options& o) {
   if (o.threads > 0) add("--threads", std::to_string(o.threads));
   if (!o.token_healing) add("--token-healing", "off");
   if (!o.amx) add("--amx", "off");
+  if (!o.early_prefill) add("--early-prefill", "off");
   add("--context", std::to_string(o.context));
   add("--kv-type", o.kv_type);
   add("--max-tokens", std::to_string(o.max_tokens));

@@ -2,6 +2,7 @@
 // textDocument/completion fallback, from the cursor to a scheduled engine job and back.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "server/completion.h"
 #include "server/completion_state.h"
@@ -185,6 +186,8 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   job.request.should_stop = [facts = st->facts, mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
   stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
   if (alternatives || options_.ahead_tokens > 0) st->request = job.request;
+  std::optional<CompletionRequest> early;  // submitted after the job (whose submit ends older background work)
+  if (job.debounce_ms > 0 && options_.early_prefill) early = job.request;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   // Streaming (a wafer extension for inlineCompletion, which has no standard partial
   // results): each $/progress value is the whole suggestion so far; the final reply
@@ -200,6 +203,7 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   job.on_done = [this, st](Scheduler::JobResult r) { on_greedy_done(st, std::move(r)); };
   st->current_job = scheduler_->submit(std::move(job));
   st->reply->on_cancel([this, st] { scheduler_->cancel(st->current_job); });
+  if (early) prefill_early(uri, *early, version);
 }
 
 void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Scheduler::JobResult r) {

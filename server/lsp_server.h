@@ -91,6 +91,16 @@ class LspServer {
   void on_completion_feedback(const nlohmann::json& params, bool partial_accept);
   // lsp_warm.cpp
   void on_warm(const nlohmann::json& params);
+  // Prefills a debounced completion's prompt now, as background work (lsp_warm.cpp).
+  void prefill_early(const std::string& uri, const CompletionRequest& request, int64_t version);
+  struct IdlePrefillStats {  // the wafer/stats names one kind of idle prefill counts under
+    const char* started;
+    const char* outcome_prefix;
+    const char* ms;
+    const char* tokens;
+  };
+  void submit_idle_prefill(const std::string& uri, int64_t version, CompletionRequest request,
+                           const IdlePrefillStats& names);
   const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
 
   void load_model();

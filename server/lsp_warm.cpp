@@ -27,22 +27,43 @@ void LspServer::on_warm(const nlohmann::json& params) {
   }
   FimWindow window;
   FimContext ctx = completion_context(uri, *view, *offset, window);
+  const int64_t version = view->snapshot->version;
+  submit_idle_prefill(uri, version, std::move(ctx.request),
+                      {"warm_started", "warm_outcome_", "warm_ms", "warm_prefilled_tokens"});
+}
+
+// Early prefill: a completion request waits out its debounce (the user may type on), but the
+// engine is usually idle meanwhile. This prefills the request's prompt at once, as the
+// warm-up does: when the debounce ends, the request queues behind it and finds its prompt
+// cached, so the first token comes about a debounce sooner. A keystroke during it ends it
+// within one layer (its finished chunks stay cached) and starts the next one.
+void LspServer::prefill_early(const std::string& uri, const CompletionRequest& request, int64_t version) {
+  if (scheduler_->served_by() != "engine" || !scheduler_->model_info()) return;
+  CompletionRequest copy = request;
+  copy.should_stop = nullptr;
+  copy.cancel = nullptr;  // the scheduler gives the job its own flag
+  submit_idle_prefill(uri, version, std::move(copy),
+                      {"early_prefill_started", "early_prefill_outcome_", "early_prefill_ms", "early_prefill_tokens"});
+}
+
+// A prefill-only background job: any request or keystroke ends it within one layer of the
+// forward pass. One key for all documents and both kinds: only the latest is worth the
+// engine's time (flipping through buffers must not queue a warm-up per buffer).
+void LspServer::submit_idle_prefill(const std::string& uri, int64_t version, CompletionRequest request,
+                                    const IdlePrefillStats& names) {
   Scheduler::Job job;
-  // One key for all documents: only the latest resting place is worth the engine's time
-  // (flipping through buffers must not queue a warm-up per buffer).
   job.key = "warm";
   job.background = true;
-  job.request = std::move(ctx.request);
+  job.request = std::move(request);
   job.request.prefill_only = true;
-  const int64_t version = view->snapshot->version;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
-  job.on_done = [this](Scheduler::JobResult r) {
-    stats_.count(std::string("warm_outcome_") + to_string(r.outcome));
+  job.on_done = [this, names](Scheduler::JobResult r) {
+    stats_.count(std::string(names.outcome_prefix) + to_string(r.outcome));
     if (r.outcome != Scheduler::Outcome::kDone) return;
-    stats_.record("warm_ms", r.engine_ms);
-    stats_.count("warm_prefilled_tokens", static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
+    stats_.record(names.ms, r.engine_ms);
+    stats_.count(names.tokens, static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
   };
-  stats_.count("warm_started");
+  stats_.count(names.started);
   scheduler_->submit(std::move(job));
 }
 

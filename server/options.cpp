@@ -80,7 +80,8 @@ const std::vector<Flag>& flags() {
          o.kv_type = v;
          return Status{};
        },
-       "KV cache elements: f16 (default: half the memory, faster deep in a context) or f32 (exact)"},
+       "KV cache elements: f16 (default: half the memory, faster deep in a context), f32 (exact) or q8_0 (8-bit "
+       "keys: less memory and faster attention deep in a context, at some accuracy; key head size a multiple of 32)"},
       {"--chunk-reuse", "lsp", true,
        [](Options& o, std::string_view v) { return parse_number("--chunk-reuse", v, o.chunk_reuse, 0, 1 << 20); },
        "reuse cached spans of at least N tokens that moved (the suffix after a keystroke) instead of recomputing "
@@ -164,6 +165,10 @@ const std::vector<Flag>& flags() {
        [](Options& o, std::string_view v) { return parse_on_off("--mlock", v, o.mlock); },
        "on|off: lock the model's weights in RAM so they are never paged out while idle (default off; a refusal, "
        "e.g. RLIMIT_MEMLOCK too low, is a warning and the model still loads)"},
+      {"--early-prefill", "lsp bench", true,
+       [](Options& o, std::string_view v) { return parse_on_off("--early-prefill", v, o.early_prefill); },
+       "on|off: after a keystroke, prefill the prompt of its completion request while the debounce runs, when the "
+       "engine is idle, so the request finds it cached when the debounce ends (default on)"},
       {"--warm", "lsp", true,
        [](Options& o, std::string_view v) { return parse_on_off("--warm", v, o.warm); },
        "on|off: when the editor sends wafer/warm (a document shown, the cursor moved there), prefill the prompt a "

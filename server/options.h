@@ -22,7 +22,7 @@ struct Options {
   std::string model;
   int threads = 0;                    // 0: one per physical core
   int context = 4096;
-  std::string kv_type = "f16";        // KV cache elements: f16 or f32 (engine/kv_cache.h)
+  std::string kv_type = "f16";        // KV cache elements: f16, f32 or q8_0 (engine/kv_cache.h)
   std::string fim_format = "auto";    // FIM prompt format: auto or a family, optionally -spm (engine/fim_template.h)
   int chunk_reuse = 0;                // move cached spans >= this many tokens (0: off); see README
   double copy_strength = -1;          // copy model (engine/copy_model.h): -1 the model's own, 0 off, > 0 strength
@@ -45,9 +45,10 @@ struct Options {
   double alternatives_temperature = 0.7;  // sampling of the alternatives
   double alternatives_top_p = 0.95;
   int ahead_tokens = 48;              // decode this far past a returned suggestion while idle (0: off)
-  bool warm = true;
+  bool warm = true;                   // honour wafer/warm: prefill a document's prompt at a position while idle
+  bool early_prefill = true;          // prefill a keystroke's prompt during its debounce, while the engine is idle
   bool amx = true;                    // AMX tiles for prefill where the CPU has them (EngineOptions::amx)
-  bool mlock = false;                 // lock the model's weights in RAM (EngineOptions::lock_memory)                   // honour wafer/warm: prefill a document's prompt at a position while idle
+  bool mlock = false;                 // lock the model's weights in RAM (EngineOptions::lock_memory)
   std::vector<std::string> languages; // enabled languageIds; empty: all
   std::string fake_engine;            // tests only: scripted engine instead of a model
   // Remote backend (lsp, bench replay): where completions come from instead of --model.

@@ -60,6 +60,7 @@ Status apply_settings(Options& o, const json& settings_in) {
     next.kv_type = it->get<std::string>();
   }
   for (auto [key, field] : {std::pair{"tokenHealing", &next.token_healing}, std::pair{"warm", &next.warm},
+                            std::pair{"earlyPrefill", &next.early_prefill},
                             std::pair{"mlock", &next.mlock}, std::pair{"amx", &next.amx}}) {
     if (auto it = s->find(key); it != s->end() && !it->is_null()) {
       if (!it->is_boolean()) return make_error(std::string(key) + ": expected a boolean, got " + it->type_name());

@@ -169,6 +169,18 @@ TEST_CASE("options: --amx off reaches the engine options", "[options]") {
   CHECK(bad.error().message.find("--amx: expected on or off") == 0);
 }
 
+TEST_CASE("options: --early-prefill on by default, off by flag", "[options]") {
+  CHECK(parse({"lsp"})->early_prefill);
+  auto off = parse({"lsp", "--early-prefill", "off"});
+  REQUIRE(off);
+  CHECK_FALSE(off->early_prefill);
+  auto bench = parse({"bench", "--early-prefill", "off"});  // passed on to the wafer lsp target
+  REQUIRE(bench);
+  CHECK_FALSE(bench->early_prefill);
+  CHECK_FALSE(parse({"generate", "--early-prefill", "off"}));  // no debounce there
+  CHECK_FALSE(parse({"lsp", "--early-prefill", "1"}));
+}
+
 TEST_CASE("options: --mlock on reaches the engine options", "[options]") {
   CHECK_FALSE(engine_options(*parse({"lsp"})).lock_memory);
   auto on = parse({"lsp", "--mlock", "on"});

@@ -153,6 +153,15 @@ TEST_CASE("settings: amx false keeps the engine off the AMX tiles and reloads it
   CHECK(bad.error().message.find("amx: expected a boolean") == 0);
 }
 
+TEST_CASE("settings: earlyPrefill turns the prefill during the debounce off without a reload", "[settings]") {
+  Options o;
+  Options next = o;
+  REQUIRE(apply_settings(next, json::parse(R"({"earlyPrefill":false})")));
+  CHECK_FALSE(next.early_prefill);
+  CHECK_FALSE(engine_changed(o, next));
+  CHECK_FALSE(apply_settings(next, json::parse(R"({"earlyPrefill":0})")));
+}
+
 TEST_CASE("settings: warm turns the warm-up off and on", "[settings]") {
   Options o;
   CHECK(o.warm);
