@@ -18,8 +18,11 @@
 //
 // Scales change every 32 columns, so each TDPBSSD covers one block (K = 32) and its result
 // goes through memory to the vector unit; two blocks are in flight (tiles 0/2/4 and 1/3/5)
-// so the tile unit works on one while the vectors finish the other. The remaining tokens
-// past the last whole tile of 16 go to the VNNI kernel.
+// so the tile unit works on one while the vectors finish the other. The tokens past the
+// last whole tile of 16 are copied into a tile padded with zero rows (zero quants, zero
+// scales), so every panel is finished in one pass while its weights are in cache; only the
+// real tokens' rows are stored. (Handing them to the VNNI kernel instead would stream the
+// whole matrix from memory a second time.) Batches of fewer than 16 tokens stay on VNNI.
 #pragma once
 
 #include <cstdint>
@@ -73,39 +76,62 @@ struct AmxImpl {
     }
   }
 
+  // 16 tokens' activations: token m's Q8_0 row at rows + m * row_bytes, the scale of its
+  // block b at d[m * nb + b]; `count` of them are real (the rest padding).
+  struct TokenTile {
+    const uint8_t* rows;
+    const float* d;
+    int count;
+  };
+
   // acc[m] += c[m] x scale of row x scale of token m's block, as legacy_tile does it.
-  static void finish_block(const int32_t* c, const uint8_t* blk, const QuantizedActs& x, int64_t nb, int m0,
-                           int64_t b, F* acc) {
+  static void finish_block(const int32_t* c, const uint8_t* blk, const TokenTile& tt, int64_t nb, int64_t b, F* acc) {
     const F dw = P::halves(blk, 0, 0);
     _Pragma("GCC unroll 16")
     for (int m = 0; m < kTokens; ++m) {
-      const F da = V::set1f(x.d[(m0 + m) * nb + b]);
+      const F da = V::set1f(tt.d[m * nb + b]);
       acc[m] = V::fmadd(V::to_float(V::load(c + m * kPanelRows)), V::mul(dw, da), acc[m]);
     }
   }
 
-  // Panels [pb, pe) of w for tokens [0, n_tiles * 16) of x.
+  // Panels [pb, pe) of w for every token of x: its whole tiles of 16 read in place, the
+  // rest (if any) from a zero-padded copy.
   template <class Fmt>
-  static void tile_panels(const PackedMatrix& w, const QuantizedActs& x, int n_tiles, float* y, int64_t y_stride,
-                          int64_t pb, int64_t pe) {
+  static void tile_panels(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t pb,
+                          int64_t pe) {
     const int64_t nb = x.blocks();
     const size_t panel_bytes = w.panel_bytes();
+    const size_t row_bytes = x.row_bytes;
     static thread_local std::vector<uint8_t> unpacked;  // one panel; grows to the widest matrix, then reused
     if (unpacked.size() < static_cast<size_t>(nb) * kUnpackedBlock) unpacked.resize(nb * kUnpackedBlock);
     uint8_t* wt = unpacked.data();
+    // The token tiles: whole ones in place, then the padded remainder.
+    const int n_whole = x.n_tokens / kTokens, rest = x.n_tokens % kTokens;
+    static thread_local std::vector<uint8_t> pad_rows;
+    static thread_local std::vector<float> pad_d;
+    if (rest > 0) {
+      pad_rows.assign(kTokens * row_bytes, 0);
+      pad_d.assign(static_cast<size_t>(kTokens * nb), 0.0f);
+      const int t0 = n_whole * kTokens;
+      __builtin_memcpy(pad_rows.data(), x.rows + t0 * row_bytes, rest * row_bytes);
+      __builtin_memcpy(pad_d.data(), x.d + t0 * nb, rest * nb * sizeof(float));
+    }
     alignas(64) int32_t c[2][kTokens * kPanelRows];
-    const int64_t a_stride = static_cast<int64_t>(x.row_bytes);
+    const int64_t a_stride = static_cast<int64_t>(row_bytes);
     Tiles::load_config(config());
     for (int64_t p = pb; p < pe; ++p) {
       const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
       unpack_panel<Fmt>(panel, nb, wt);
       const int64_t left = w.rows - p * kPanelRows;
       const int n_rows = left < kPanelRows ? static_cast<int>(left) : kPanelRows;
-      for (int m0 = 0; m0 < n_tiles * kTokens; m0 += kTokens) {
+      for (int tile = 0; tile < n_whole + (rest > 0); ++tile) {
+        const int m0 = tile * kTokens;
+        const TokenTile tt = tile < n_whole ? TokenTile{x.rows + m0 * row_bytes, x.d + m0 * nb, kTokens}
+                                            : TokenTile{pad_rows.data(), pad_d.data(), rest};
         F acc[kTokens];
         _Pragma("GCC unroll 16")
         for (int m = 0; m < kTokens; ++m) acc[m] = V::zero_f();
-        const uint8_t* a = x.rows + m0 * x.row_bytes + 2;  // token m0's quants of block 0
+        const uint8_t* a = tt.rows + 2;  // the tile's first token's quants of block 0
         int64_t b = 0;
         for (; b + 1 < nb; b += 2) {
           Tiles::template zero<0>();
@@ -118,8 +144,8 @@ struct AmxImpl {
           Tiles::template dp_ss<1, 3, 5>();
           Tiles::template store<0>(c[0], 64);
           Tiles::template store<1>(c[1], 64);
-          finish_block(c[0], panel + b * Fmt::kBlockBytes, x, nb, m0, b, acc);
-          finish_block(c[1], panel + (b + 1) * Fmt::kBlockBytes, x, nb, m0, b + 1, acc);
+          finish_block(c[0], panel + b * Fmt::kBlockBytes, tt, nb, b, acc);
+          finish_block(c[1], panel + (b + 1) * Fmt::kBlockBytes, tt, nb, b + 1, acc);
         }
         if (b < nb) {  // an odd number of blocks
           Tiles::template zero<0>();
@@ -127,10 +153,11 @@ struct AmxImpl {
           Tiles::template load<4>(wt + b * kUnpackedBlock, 64);
           Tiles::template dp_ss<0, 2, 4>();
           Tiles::template store<0>(c[0], 64);
-          finish_block(c[0], panel + b * Fmt::kBlockBytes, x, nb, m0, b, acc);
+          finish_block(c[0], panel + b * Fmt::kBlockBytes, tt, nb, b, acc);
         }
         _Pragma("GCC unroll 16")
-        for (int m = 0; m < kTokens; ++m) V::store(y + (m0 + m) * y_stride + p * kPanelRows, acc[m], n_rows);
+        for (int m = 0; m < kTokens; ++m)
+          if (m < tt.count) V::store(y + (m0 + m) * y_stride + p * kPanelRows, acc[m], n_rows);
       }
     }
     Tiles::release();  // back to the initial state: nothing for the OS to save on a switch
@@ -141,22 +168,12 @@ struct AmxImpl {
                      int64_t pe, PackedMatmulFn vnni) {
     if (pb >= pe) return;
     if (!handles(w.type, x.n_tokens)) return vnni(w, x, y, y_stride, pb, pe);
-    const int n_tiles = x.n_tokens / kTokens;
     switch (w.type) {
-      case TensorType::Q8_0: tile_panels<typename P::Q8_0>(w, x, n_tiles, y, y_stride, pb, pe); break;
-      case TensorType::Q4_0: tile_panels<typename P::Q4_0>(w, x, n_tiles, y, y_stride, pb, pe); break;
-      case TensorType::Q5_0: tile_panels<typename P::Q5_0>(w, x, n_tiles, y, y_stride, pb, pe); break;
+      case TensorType::Q8_0: return tile_panels<typename P::Q8_0>(w, x, y, y_stride, pb, pe);
+      case TensorType::Q4_0: return tile_panels<typename P::Q4_0>(w, x, y, y_stride, pb, pe);
+      case TensorType::Q5_0: return tile_panels<typename P::Q5_0>(w, x, y, y_stride, pb, pe);
       default: return;
     }
-    const int done = n_tiles * kTokens;
-    if (done == x.n_tokens) return;
-    QuantizedActs rest = x;
-    const int64_t nb = x.blocks();
-    rest.n_tokens = x.n_tokens - done;
-    rest.rows = x.rows + done * x.row_bytes;
-    rest.d = x.d + done * nb;
-    rest.sums = x.sums + done * nb;
-    vnni(w, rest, y + done * y_stride, y_stride, pb, pe);
   }
 };
 
