@@ -4,8 +4,9 @@
 // to the AVX-512 VNNI kernel unchanged.
 //
 // Per 16-row panel, the thread unpacks the packed blocks (repack.h) into signed int8 tiles
-// once: a block of 16 rows x 32 columns becomes 8 tile rows of 64 bytes, dword g of row r
-// at byte 4r, which is exactly the B operand of TDPBSSD, and each quant has its format's
+// once: a block of 16 rows x 32 columns becomes 8 tile rows of 64 bytes, tile row g holding
+// dword g (columns 4g..4g+3) of weight row r at byte 4r, which is exactly the B operand of
+// TDPBSSD, and each quant has its format's
 // offset taken off (Q8_0 is stored + 128, Q4_0 and Q5_0 are unsigned with offsets 8 and 16),
 // so no correction is left for later. The activations need no copy: a tile row is token t's
 // 32 quants of block b, read in place from the ggml Q8_0 rows with the rows' stride. Then,
