@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -59,6 +60,21 @@ struct PromptResult {
 };
 
 int argmax(const float* v, size_t n) { return static_cast<int>(std::max_element(v, v + n) - v); }
+
+// One model of the shared reference data: llama.cpp's figures (its JSON) and our load of
+// the GGUF. The caller has checked the data is there (test::require_testdata).
+struct Reference {
+  json data;
+  std::unique_ptr<Model> model;
+};
+Reference load_reference(const char* stem) {
+  const auto dir = test::testdata_dir() / "reference";
+  Reference r{json::parse(test::read_file(dir / (std::string(stem) + ".json"))), nullptr};
+  auto model = Model::load(dir / (std::string(stem) + ".gguf"));
+  REQUIRE(model.ok());
+  r.model = std::move(*model);
+  return r;
+}
 
 // The logits of every position of `tokens`, run from an empty cache of `type`.
 std::vector<float> all_logits(const Model& model, ThreadPool& pool, const std::vector<int32_t>& tokens,
@@ -125,11 +141,8 @@ PromptResult run_prompt(const Model& model, ThreadPool& pool, const json& prompt
 void check_model(const RefModel& ref) {
   test::require_testdata("reference/README.md");
   ThreadPool pool(2);
-  const auto dir = test::testdata_dir() / "reference";
-  const json data = json::parse(test::read_file(dir / (std::string(ref.stem) + ".json")));
-  auto model = Model::load(dir / (std::string(ref.stem) + ".gguf"));
   INFO("model " << ref.stem);
-  REQUIRE(model.ok());
+  const auto [data, model] = load_reference(ref.stem);
 
   std::vector<double> prompt_diffs;
   double full_diff = 0, greedy_diff = 0;
@@ -138,9 +151,9 @@ void check_model(const RefModel& ref) {
     INFO("prompt " << prompt["name"].get<std::string>());
     // A greedy divergence is accepted only between two tokens whose logits differ by less
     // than twice the logit error this prompt shows anyway (and at least 0.05).
-    PromptResult r = run_prompt(**model, pool, prompt, 0);
+    PromptResult r = run_prompt(*model, pool, prompt, 0);
     const int n_greedy = static_cast<int>(prompt["greedy"].size());
-    if (r.greedy_match < n_greedy) r = run_prompt(**model, pool, prompt, std::max(0.05, 2 * r.max_top_diff));
+    if (r.greedy_match < n_greedy) r = run_prompt(*model, pool, prompt, std::max(0.05, 2 * r.max_top_diff));
     prompt_diffs.push_back(r.max_top_diff);
     full_diff = std::max(full_diff, r.max_full_diff);
     agree += r.argmax_agree;
@@ -214,14 +227,11 @@ TEST_CASE("forward reference: small-llama BF16", "[forward][reference]") {
 TEST_CASE("forward reference: F16 KV cache against llama.cpp's F16-cache run", "[forward][reference]") {
   test::require_testdata("reference/README.md");
   ThreadPool pool(2);
-  const auto dir = test::testdata_dir() / "reference";
   for (auto [stem, bound, best_bound] : {std::tuple{"tiny-llama-f32", 6e-3, 5e-4}, std::tuple{"tiny-qwen2-f16", 0.03, 0.03}}) {
     double best = 1e9;
     INFO("model " << stem);
-    const json data = json::parse(test::read_file(dir / (std::string(stem) + ".json")));
-    auto model = Model::load(dir / (std::string(stem) + ".gguf"));
-    REQUIRE(model.ok());
-    const size_t vocab = (*model)->config().n_vocab;
+    const auto [data, model] = load_reference(stem);
+    const size_t vocab = model->config().n_vocab;
     for (const json& prompt : data["prompts"]) {
       INFO("prompt " << prompt["name"].get<std::string>());
       const json& alt = prompt["alt_kv_f16_fa_auto"];
@@ -229,7 +239,7 @@ TEST_CASE("forward reference: F16 KV cache against llama.cpp's F16-cache run", "
       double f16_vs_alt = 0, f16_vs_main = 0, f32_vs_alt = 0;  // max |logit difference| over the top 20
       int argmax_agree = 0;
       for (KvType type : {KvType::F16, KvType::F32}) {
-        const std::vector<float> logits = all_logits(**model, pool, tokens, type);
+        const std::vector<float> logits = all_logits(*model, pool, tokens, type);
         for (size_t p = 0; p < tokens.size(); ++p) {
           const float* row = logits.data() + p * vocab;
           double& vs_alt = type == KvType::F16 ? f16_vs_alt : f32_vs_alt;
@@ -260,13 +270,10 @@ TEST_CASE("forward reference: F16 KV cache against llama.cpp's F16-cache run", "
 TEST_CASE("forward reference: Q8_0 key cache against llama.cpp's F16-cache run", "[forward][reference]") {
   test::require_testdata("reference/README.md");
   ThreadPool pool(2);
-  const auto dir = test::testdata_dir() / "reference";
   for (const char* stem : {"small-llama-q6_k", "small-llama-q4_k_m"}) {
     INFO("model " << stem);
-    const json data = json::parse(test::read_file(dir / (std::string(stem) + ".json")));
-    auto model = Model::load(dir / (std::string(stem) + ".gguf"));
-    REQUIRE(model.ok());
-    const size_t vocab = (*model)->config().n_vocab;
+    const auto [data, model] = load_reference(stem);
+    const size_t vocab = model->config().n_vocab;
     for (const json& prompt : data["prompts"]) {
       INFO("prompt " << prompt["name"].get<std::string>());
       const json& alt = prompt["alt_kv_f16_fa_auto"];
@@ -274,7 +281,7 @@ TEST_CASE("forward reference: Q8_0 key cache against llama.cpp's F16-cache run",
       double diff[2] = {0, 0};  // max |logit difference| over llama.cpp's top 20: F16, Q8_0 cache
       int agree[2] = {0, 0};  // argmax agreement with llama.cpp: F16, Q8_0 cache
       for (KvType type : {KvType::F16, KvType::Q8_0}) {
-        const std::vector<float> logits = all_logits(**model, pool, tokens, type);
+        const std::vector<float> logits = all_logits(*model, pool, tokens, type);
         const int k = type == KvType::Q8_0;
         for (size_t p = 0; p < tokens.size(); ++p) {
           const float* row = logits.data() + p * vocab;
