@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/forward.h"
-#include "engine/model.h"
-#include "engine/synthetic_model.h"
+#include "engine/compute/forward.h"
+#include "engine/model/model.h"
+#include "tests/support/fixtures/synthetic_model.h"
 
 using namespace wafer;
 

@@ -1,4 +1,5 @@
-// The engine facade: the only engine header the server includes. An Engine owns a loaded
+// The engine facade: with engine/types.h and engine/base/, the only engine headers the
+// server includes outside its CLI (tests/layout checks this). An Engine owns a loaded
 // model and its sessions; complete() turns a fill-in-the-middle request into streamed
 // text. Implementations: the in-process engine (load_engine) and test doubles.
 //
@@ -7,135 +8,15 @@
 // prefill chunks and after every layer of a prefill chunk.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "engine/context_file.h"
-#include "engine/result.h"
+#include "engine/base/result.h"
+#include "engine/types.h"
 
 namespace wafer {
-
-struct EngineOptions {
-  std::string model_path;
-  int threads = 0;           // 0: one per physical core
-  int context_length = 4096; // KV cache size in tokens (clamped to the model's own)
-  int max_sessions = 4;      // KV caches kept (one per document), LRU-evicted
-  int64_t max_cache_mb = 0;  // memory cap for all KV caches together (0: none); fewer sessions then
-  int prefill_chunk = 64;    // prompt tokens per forward step: the granularity of max_prefill_ms
-                             // (a remainder of up to half a chunk joins the step before it)
-  int max_draft = 8;         // prompt-lookup speculative decoding draft length (0: off; greedy only)
-  // Reuse cached spans of at least this many tokens that moved (e.g. the suffix after a
-  // keystroke) by shifting their keys instead of recomputing them; 0: off. Approximate:
-  // see engine/chunk_reuse.h.
-  int chunk_reuse_min = 0;
-  // The FIM prompt format: "auto" (from the model's tokens) or a family name, optionally
-  // with "-spm" (see engine/fim_template.h). An unknown name fails the load.
-  std::string fim_template = "auto";
-  // The copy model (engine/copy_model.h): < 0 uses the model file's wafer.copy_strength
-  // (off when absent), 0 is off, > 0 is the strength c (after an L-token repeat the copy
-  // model weighs L / (L + c)).
-  float copy_strength = -1;
-  // KV cache element type: "f16" (IEEE half: half the memory, and half the bytes attention
-  // reads per token deep in a context) or "f32" (exact). An unknown name fails the load.
-  std::string kv_type = "f16";
-  // Lock the weights a forward pass reads into RAM (mlock), so they are never paged out
-  // while the editor idles. A refusal (RLIMIT_MEMLOCK) does not fail the load: it is
-  // reported in ModelInfo::memory_lock.
-  bool lock_memory = false;
-  // AMX tiles for the prefill matmuls of Q8_0/Q4_0/Q5_0 weights where the CPU has them
-  // (Intel Sapphire Rapids and later Xeons; kernels/amx). false: the AVX-512 VNNI kernels
-  // only, and AMX is never probed.
-  bool amx = true;
-  // Token healing (engine/token_healing.h): the prefix's last token is taken off the prompt
-  // and regenerated, so a cursor inside a word continues the word the way the model would
-  // have written it; the healed bytes are not repeated in the completion.
-  bool token_healing = true;
-};
-
-// What the model is and what it can do, for the server's prompt building and status.
-struct ModelInfo {
-  std::string name;          // general.name or the file name
-  std::string architecture;  // "llama", "qwen2", ...
-  bool has_fim = false;      // false: the model cannot fill in the middle
-  int context_length = 0;
-  int64_t parameters = 0;
-  std::string fim_template;  // the resolved FIM template, e.g. "qwen" or "starcoder-spm"
-  float copy_strength = 0;   // the copy model's strength in use (0: off; engine/copy_model.h)
-  // With lock_memory: "locked N MiB of weights in RAM", or "cannot lock the weights in RAM:
-  // ..." (why, and which limit to raise); "" when not asked.
-  std::string memory_lock;
-  // The KV caches: "KV cache f16: up to 4 sessions of 4096 tokens, 48.0 MiB each" (local
-  // engines; "" for a remote backend).
-  std::string kv_cache;
-  // The compute: "kernels avx512-vnni, 2 threads" (the backend CPUID chose; local engines).
-  std::string kernels;
-};
-
-// One fill-in-the-middle completion. The engine applies the model's FIM template.
-struct CompletionRequest {
-  std::string session_key;        // e.g. the document URI: selects the KV cache to reuse
-  std::string prefix;             // text before the cursor (already windowed by the caller)
-  std::string suffix;             // text after the cursor
-  std::vector<ContextFile> extra; // extra context files placed before the current one
-  std::string file_path;          // the current file, relative to the workspace ("" unknown)
-  std::string repo_name;          // the workspace folder's name ("" unknown)
-  std::string line_comment = "#"; // the language's line comment, for path headers
-  // More of the document for the copy model (engine/copy_model.h) only, never the prompt:
-  // the text just before `prefix` and just after `suffix`. Ignored without a copy model.
-  std::string copy_before;
-  std::string copy_after;
-  int max_tokens = 64;
-  // Fill the session's cache with the prompt and stop there, generating nothing (a warm-up
-  // ahead of a request expected at this position). max_tokens still sizes the prompt's room,
-  // so the prompt is the one a real request with the same fields would get.
-  bool prefill_only = false;
-  double max_prefill_ms = 0;      // 0: no limit
-  double max_decode_ms = 0;       // 0: no limit
-  std::vector<std::string> stop;  // stop strings (not included in the output)
-  float temperature = 0;          // 0: greedy
-  float top_p = 0.95f;            // nucleus cut when sampling (temperature > 0); 1: off
-  uint64_t seed = 0;
-  // Checked between tokens, prefill chunks and layers; set from any thread to stop early.
-  std::shared_ptr<std::atomic<bool>> cancel;
-  // Called with the whole text so far after each token; return true to stop (syntax-aware
-  // stopping by the server: block end, indentation drop, ...).
-  std::function<bool(std::string_view text)> should_stop;
-};
-
-struct Timings {
-  double queue_ms = 0;
-  double tokenize_ms = 0;
-  int tokens_reused = 0;      // taken from the cache (the common prefix plus moved chunks)
-  int tokens_moved = 0;       // of which moved to new positions (chunk reuse)
-  int tokens_prefilled = 0;
-  double prefill_ms = 0;
-  double first_token_ms = 0;  // from the start of complete() to the first generated token
-  int tokens_generated = 0;
-  double decode_ms = 0;
-  int drafts_proposed = 0;
-  int drafts_accepted = 0;
-  int healed_bytes = 0;       // token healing: bytes of the prefix regenerated (0: no healing)
-  double total_ms = 0;
-  bool cancelled = false;
-};
-
-enum class StopReason { kEndOfText, kMaxTokens, kStopString, kStopCallback, kBudget, kCancelled, kError };
-
-// Streamed to the caller: text deltas (always whole UTF-8 sequences), then one final event.
-struct CompletionEvent {
-  enum class Kind { kText, kDone, kError } kind = Kind::kText;
-  std::string text;      // kText: the new text; kDone: the whole completion
-  StopReason stop = StopReason::kEndOfText;
-  Timings timings;       // kDone and kError
-  std::string error;     // kError: what went wrong
-};
-
-using CompletionCallback = std::function<void(const CompletionEvent&)>;
 
 class Engine {
  public:
@@ -149,5 +30,26 @@ class Engine {
 // Loads a GGUF model for completion. Errors (missing file, unsupported architecture, no
 // FIM tokens) come back as values with a message fit to show a user.
 Result<std::unique_ptr<Engine>> load_engine(const EngineOptions& options);
+
+// Checks of setting values that name engine choices, for the server's option and settings
+// parsers: an error names the valid choices.
+Status check_kv_type(std::string_view name);     // "f16", "f32", "q8_0"
+Status check_fim_format(std::string_view name);  // "auto", a family name, optionally "-spm"/"-psm"
+
+// A FIM prompt as text in the named format (as check_fim_format accepts; "auto" is
+// Qwen2.5-Coder's), for remote backends that take a prompt string rather than tokens.
+Result<std::string> render_fim_prompt_text(std::string_view format_name, const CompletionRequest& request);
+
+// Page faults caught on memory-mapped model files since the process started: a change
+// means a model file was truncated or replaced under a loaded model.
+uint64_t mapped_file_faults();
+
+// The kernels the local engine runs on this CPU and what they chose by timing themselves
+// (for wafer/stats).
+struct ComputeKernels {
+  std::string name;    // e.g. "avx512-vnni", "avx512-vnni+amx", "scalar"
+  std::string tuning;
+};
+ComputeKernels compute_kernels(bool amx);
 
 }  // namespace wafer

@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/completion_run.h"
-#include "engine/copy_model.h"
-#include "engine/cpu_features.h"
-#include "engine/fim_template.h"
-#include "engine/kv_cache.h"
-#include "engine/model_config.h"
-#include "engine/tokenizer_gguf.h"
+#include "engine/decode/completion_run.h"
+#include "engine/decode/copy_predictor.h"
+#include "engine/runtime/cpu_features.h"
+#include "engine/decode/fim_template.h"
+#include "engine/compute/kv_cache.h"
+#include "engine/model/model_config.h"
+#include "engine/tokenizer/tokenizer_gguf.h"
 
 namespace wafer {
 
@@ -40,7 +40,7 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
   if (!fim)
     return make_error("'" + path + "' cannot fill in the middle (inline completion needs a code model with FIM tokens): " +
                       fim.error().message);
-  auto tmpl = parse_fim_template(options.fim_template);
+  auto tmpl = parse_fim_template(options.fim_format);
   if (!tmpl) return make_error(tmpl.error().message);
   auto kv = parse_kv_type(options.kv_type);
   if (!kv) return make_error(kv.error().message);
@@ -67,7 +67,7 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
   info_.name = !c.name.empty() ? c.name : std::filesystem::path(options_.model_path).filename().string();
   info_.architecture = std::string(c.arch->name);
   info_.has_fim = true;
-  info_.fim_template = fim_template_name(template_);
+  info_.fim_format = fim_template_name(template_);
   info_.context_length = n_ctx;
   info_.parameters = static_cast<int64_t>(parameter_count(model_->file()));
   copy_strength_ = options_.copy_strength < 0 ? model_copy_strength(model_->file()) : options_.copy_strength;
@@ -146,7 +146,7 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   const size_t answer = std::min(static_cast<size_t>(std::max(request.max_tokens, 1)), n_ctx / 2);
   FimParts parts{&request.extra, request.prefix, request.suffix, request.file_path, request.repo_name,
                  request.line_comment};
-  // The copy model reads all of the text the caller sent, also what the context cannot hold.
+  // The copy predictor reads all of the text the caller sent, also what the context cannot hold.
   std::vector<TokenId> reading;
   const std::vector<TokenId> prompt =
       build_fim_prompt_within(tokenizer_, fim_, template_, parts, n_ctx - answer, nullptr,

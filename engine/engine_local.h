@@ -1,20 +1,20 @@
 // The in-process engine behind wafer::load_engine(): a GGUF model, its tokenizer and FIM
 // tokens, a thread pool and a pool of sessions. complete() builds the FIM prompt, picks the
 // request's session (its cache keeps the longest common prefix with the last prompt of the
-// same document), and runs the completion (engine/completion_run.h).
+// same document), and runs the completion (engine/decode/completion_run.h).
 #pragma once
 
 #include <memory>
 #include <mutex>
 
 #include "engine/engine.h"
-#include "engine/fim_tokens.h"
-#include "engine/fim_template.h"
-#include "engine/model.h"
-#include "engine/session_pool.h"
-#include "engine/threadpool.h"
-#include "engine/token_healing.h"
-#include "engine/tokenizer.h"
+#include "engine/decode/fim_tokens.h"
+#include "engine/decode/fim_template.h"
+#include "engine/model/model.h"
+#include "engine/decode/session_pool.h"
+#include "engine/runtime/threadpool.h"
+#include "engine/decode/token_healing.h"
+#include "engine/tokenizer/tokenizer.h"
 
 namespace wafer {
 
@@ -41,8 +41,8 @@ class LocalEngine final : public Engine {
   Tokenizer tokenizer_;
   FimTokens fim_;
   FimTemplate template_;
-  float copy_strength_ = 0;  // the copy model in use (0: off)
-  // The copy model's text beyond the prompt, tokenized again only when it changed (while
+  float copy_strength_ = 0;  // the copy predictor in use (0: off)
+  // The copy predictor's text beyond the prompt, tokenized again only when it changed (while
   // typing, the text before and after the window stays the same).
   struct TokenizedText {
     std::string text;

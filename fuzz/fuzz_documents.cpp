@@ -17,9 +17,9 @@
 
 #include <tree_sitter/api.h>
 
-#include "server/documents.h"
-#include "server/syntax.h"
-#include "server/workspace.h"
+#include "server/prompt/documents.h"
+#include "server/prompt/syntax.h"
+#include "server/prompt/workspace.h"
 
 namespace fuzz_documents {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "server/framing.h"
-#include "server/jsonrpc.h"
+#include "server/lsp/framing.h"
+#include "server/lsp/jsonrpc.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace wafer;

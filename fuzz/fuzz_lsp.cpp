@@ -27,10 +27,11 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "server/framing.h"
-#include "server/jsonrpc.h"
-#include "server/log.h"
-#include "server/lsp_server.h"
+#include "server/lsp/framing.h"
+#include "server/lsp/jsonrpc.h"
+#include "server/daemon/log.h"
+#include "server/daemon/lsp_server.h"
+#include "tests/support/fixtures/fake_engine.h"
 
 namespace fuzz_lsp {
 
@@ -113,6 +114,7 @@ int run_one(const uint8_t* data, size_t size) {
   uv_loop_init(&loop);
   static wafer::Logger log("/dev/null");
   wafer::Options options;
+  wafer::install_fake_engine();
   options.fake_engine = script_path();
   options.debounce_ms = debounce[(flags >> 4) & 3];
   Ledger ledger;

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/gguf.h"
-#include "engine/synthetic_model.h"
-#include "engine/tokenizer_gguf.h"
-#include "engine/unicode.h"
+#include "engine/gguf/gguf.h"
+#include "tests/support/fixtures/synthetic_model.h"
+#include "engine/tokenizer/tokenizer_gguf.h"
+#include "engine/tokenizer/unicode.h"
 
 using namespace wafer;
 

@@ -74,7 +74,7 @@ case "$mode" in
     configure "$dir" address
     fuzzers=$(cd fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
     # shellcheck disable=SC2086
-    cmake --build "$dir" -j "$JOBS" --target wafer "${ASAN_TESTS[@]}" $fuzzers
+    cmake --build "$dir" -j "$JOBS" --target wafer wafer-scripted "${ASAN_TESTS[@]}" $fuzzers
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     ctest --test-dir "$dir" -j "$JOBS" -L "$(labels "${ASAN_TESTS[@]}")" --output-on-failure --timeout 600

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Generates engine/unicode_tables.cpp: the General Category class of every code point as a
-compact range table, for the pre-tokenizers (engine/pretokenize.cpp).
+"""Generates engine/tokenizer/unicode_tables.cpp: the General Category class of every code point as a
+compact range table, for the pre-tokenizers (engine/tokenizer/pretokenize.cpp).
 
 The classes are the ones llama.cpp's pre-tokenizers use (its unicode-data.cpp, generated
 from UnicodeData.txt 15.1): Undefined (Cn and anything unassigned), Number (N*), Letter
 (L*), Separator (Z*), Mark (M*), Punctuation (P*), Symbol (S*), Control (Cc Cf Co Cs).
-White_Space is a separate, fixed list (engine/unicode.cpp).
+White_Space is a separate, fixed list (engine/tokenizer/unicode.cpp).
 
 Data source, best first:
   1. ICU's u_charType() from the machine's libicuuc (Debian 12: ICU 72 = Unicode 15.0),
@@ -14,7 +14,7 @@ Data source, best first:
   2. Python's unicodedata (Python 3.11: Unicode 14.0) plus the same 15.1 additions (the
      4,489 code points assigned in 15.0 then stay Undefined; the script says so).
 
-Usage: python3 tools/gen_unicode_tables.py > engine/unicode_tables.cpp
+Usage: python3 tools/gen_unicode_tables.py > engine/tokenizer/unicode_tables.cpp
 """
 import ctypes
 import ctypes.util
@@ -93,7 +93,7 @@ def main():
     out.write(f"// Source: {source}.\n")
     out.write("// Each entry is (first code point << 8) | class; a class holds up to the next entry.\n")
     out.write("// Classes: " + ", ".join(f"{i} {n}" for i, n in enumerate(NAMES)) + ".\n")
-    out.write('#include "engine/unicode.h"\n\nnamespace wafer::unicode_detail {\n\n')
+    out.write('#include "engine/tokenizer/unicode.h"\n\nnamespace wafer::unicode_detail {\n\n')
     out.write(f'const char* const kUnicodeTableSource = "{source}";\n\n')
     out.write(f"const uint32_t kCategoryRanges[{len(ranges)}] = {{\n")
     for i in range(0, len(ranges), 6):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a fake-engine script (server/fake_engine.h) that is an always-right "oracle" for
+"""Writes a fake-engine script (tests/support/fixtures/fake_engine.h) that is an always-right "oracle" for
 one source file: at every line head it suggests the rest of the current word (with the
 blanks before it). Replaying the same file with `wafer bench` then has many exact
 suggestions the simulated user accepts, and after each accept the next word is what

@@ -27,14 +27,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/cpu_features.h"
-#include "engine/forward.h"
-#include "engine/kv_cache.h"
-#include "engine/memory_bandwidth.h"
-#include "engine/model.h"
-#include "engine/sampler.h"
-#include "engine/synthetic_model.h"
-#include "engine/threadpool.h"
+#include "engine/runtime/cpu_features.h"
+#include "engine/compute/forward.h"
+#include "engine/compute/kv_cache.h"
+#include "engine/runtime/memory_bandwidth.h"
+#include "engine/model/model.h"
+#include "engine/decode/sampler.h"
+#include "tests/support/fixtures/synthetic_model.h"
+#include "engine/runtime/threadpool.h"
 
 using namespace wafer;
 namespace fs = std::filesystem;

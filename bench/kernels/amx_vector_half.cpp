@@ -10,7 +10,7 @@
 
 #include "engine/kernels/amx/amx_kernels.h"
 #include "engine/kernels/avx512/traits_avx512.h"
-#include "engine/simd_kernels.h"
+#include "engine/kernels/dispatch.h"
 
 namespace wafer {
 

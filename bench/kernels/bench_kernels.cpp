@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/cpu_features.h"
-#include "engine/memory_bandwidth.h"
-#include "engine/simd_kernels.h"
-#include "engine/quant.h"
-#include "engine/repack.h"
-#include "engine/threadpool.h"
-#include "engine/weight_arena.h"
+#include "engine/runtime/cpu_features.h"
+#include "engine/runtime/memory_bandwidth.h"
+#include "engine/kernels/dispatch.h"
+#include "engine/quant/quant.h"
+#include "engine/quant/quant_repack.h"
+#include "engine/runtime/threadpool.h"
+#include "engine/runtime/weight_arena.h"
 
 using namespace wafer;
 

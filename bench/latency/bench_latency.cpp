@@ -21,11 +21,11 @@
 //    time until complete() returns.
 //
 // --chunk-reuse N moves cached spans of at least N tokens instead of recomputing them (the
-// suffix after each keystroke; engine/chunk_reuse.h). --check-exact then also runs every
+// suffix after each keystroke; engine/decode/chunk_reuse.h). --check-exact then also runs every
 // request without it (on another session, untimed) and reports how often the two outputs
 // are identical and how far apart the first-token choices are.
 //
-// --fim-format NAME picks the prompt format (engine/fim_template.h); with an -spm format the
+// --fim-format NAME picks the prompt format (engine/decode/fim_template.h); with an -spm format the
 // suffix comes first and a keystroke changes only the end of the prompt.
 //
 // --kv-type picks the KV cache's elements (default f16, the daemon's default).
@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "engine/engine_local.h"
-#include "engine/synthetic_model.h"
+#include "tests/support/fixtures/synthetic_model.h"
 
 using namespace wafer;
 
@@ -326,7 +326,7 @@ int main(int argc, char** argv) {
   eo.context_length = 4096;
   eo.max_draft = o.speculation ? 8 : 0;
   eo.chunk_reuse_min = o.chunk_reuse;
-  eo.fim_template = o.fim_format;
+  eo.fim_format = o.fim_format;
   eo.kv_type = o.kv_type;
   auto loaded = LocalEngine::load(eo);
   if (!loaded) {

@@ -9,7 +9,7 @@
 //                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C]
 //                 [--token-healing on|off|both] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
-// --copy-strength C sets the copy model (engine/copy_model.h; default: the model file's own,
+// --copy-strength C sets the copy predictor (engine/decode/copy_predictor.h; default: the model file's own,
 // 0: off), to compare the model with and without it.
 // --token-healing both asks two engines (healing off, then on) at every point of the same
 // run and prints a table for each.
@@ -29,10 +29,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
-#include "server/context.h"
-#include "server/filters.h"
-#include "server/stop_rules.h"
-#include "server/syntax.h"
+#include "server/prompt/context.h"
+#include "server/prompt/filters.h"
+#include "server/prompt/stop_rules.h"
+#include "server/prompt/syntax.h"
 
 namespace fs = std::filesystem;
 using namespace wafer;
@@ -65,7 +65,7 @@ struct Tally {
 int main(int argc, char** argv) {
   std::string model = "models/wafer-tiny-code-q8_0.gguf";
   int points = 200, max_tokens = 24, threads = 1, show = 0;
-  float copy_strength = -1;  // < 0: the model file's own (engine/copy_model.h)
+  float copy_strength = -1;  // < 0: the model file's own (engine/decode/copy_predictor.h)
   std::string healing = "on";
   unsigned seed = 1;
   std::vector<fs::path> roots;
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   }
   const ModelInfo& info = runs[0].engine->info();
   std::printf("model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
-              info.name.c_str(), info.architecture.c_str(), info.fim_template.c_str(), info.context_length,
+              info.name.c_str(), info.architecture.c_str(), info.fim_format.c_str(), info.context_length,
               info.copy_strength, files.size(), points, seed);
 
   std::mt19937 rng(seed);

@@ -1,4 +1,4 @@
-// bench_token_healing: the cost of token healing's allowed set (engine/token_healing.h).
+// bench_token_healing: the cost of token healing's allowed set (engine/decode/token_healing.h).
 // Builds the index of a vocabulary (once per model load), then answers the question "which
 // tokens can regenerate these bytes" for the last prefix token at many cursor positions in
 // source code -- by the index and by a full scan of the vocabulary -- and prints the times.
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/gguf.h"
-#include "engine/token_healing.h"
-#include "engine/tokenizer_gguf.h"
+#include "engine/gguf/gguf.h"
+#include "engine/decode/token_healing.h"
+#include "engine/tokenizer/tokenizer_gguf.h"
 
 using namespace wafer;
 using Clock = std::chrono::steady_clock;
@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   }
   // Source code to cut: the engine's own files.
   std::string code;
-  for (const char* f : {"engine/completion_run.cpp", "engine/tokenizer.cpp", "engine/fim_template.cpp"})
+  for (const char* f : {"engine/decode/completion_run.cpp", "engine/tokenizer/tokenizer.cpp", "engine/decode/fim_template.cpp"})
     code += read(src / f);
   if (code.size() < 1000) {
     std::fprintf(stderr, "bench_token_healing: no source text found under %s\n", src.c_str());

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/gguf.h"
-#include "engine/tokenizer_gguf.h"
+#include "engine/gguf/gguf.h"
+#include "engine/tokenizer/tokenizer_gguf.h"
 
 namespace fs = std::filesystem;
 using namespace wafer;

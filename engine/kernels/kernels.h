@@ -28,10 +28,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/result.h"
-#include "engine/simd_kernels.h"
-#include "engine/tensor_types.h"
-#include "engine/threadpool.h"
+#include "engine/base/result.h"
+#include "engine/kernels/dispatch.h"
+#include "engine/quant/tensor_types.h"
+#include "engine/runtime/threadpool.h"
 
 namespace wafer::kernels {
 

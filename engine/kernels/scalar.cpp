@@ -4,7 +4,7 @@
 #include <string>
 
 #include "engine/kernels/kernels.h"
-#include "engine/quant.h"
+#include "engine/quant/quant.h"
 
 namespace wafer::kernels {
 

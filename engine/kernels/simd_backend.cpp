@@ -10,10 +10,10 @@
 #include <string>
 
 #include "engine/kernels/kernels.h"
-#include "engine/quant.h"
-#include "engine/repack.h"
-#include "engine/simd_kernels.h"
-#include "engine/weight_arena.h"
+#include "engine/quant/quant.h"
+#include "engine/quant/quant_repack.h"
+#include "engine/kernels/dispatch.h"
+#include "engine/runtime/weight_arena.h"
 
 namespace wafer::kernels {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/engine_local.h"
-#include "engine/synthetic_model.h"
+#include "tests/support/fixtures/synthetic_model.h"
 #include "tests/support/testing.h"
 
 namespace wafer::test {

@@ -1,5 +1,5 @@
 // Test helper (header-only): writes small transformer GGUFs straight from the architecture's
-// weight table (engine/arch.h), with any supported weight type -- types the GGUF writer
+// weight table (engine/model/arch.h), with any supported weight type -- types the GGUF writer
 // cannot encode from float (Q4_1, Q5_x, K-quants) get random blocks with sane scales -- and
 // hooks to break a file on purpose (omit, reshape or retype one tensor).
 #pragma once
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/arch.h"
-#include "engine/float16.h"
-#include "engine/gguf_writer.h"
-#include "engine/model_config.h"
-#include "engine/tensor_types.h"
+#include "engine/model/arch.h"
+#include "engine/quant/float16.h"
+#include "engine/gguf/gguf_writer.h"
+#include "engine/model/model_config.h"
+#include "engine/quant/tensor_types.h"
 
 namespace wafer::test {
 

@@ -8,9 +8,9 @@
 #include <chrono>
 #include <thread>
 
-#include "engine/cpu_features.h"
-#include "engine/fim_template.h"
-#include "engine/gguf_writer.h"
+#include "engine/runtime/cpu_features.h"
+#include "engine/decode/fim_template.h"
+#include "engine/gguf/gguf_writer.h"
 #include "tests/engine/engine_fixture.h"
 #include "tests/engine/model_files.h"
 

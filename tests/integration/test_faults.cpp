@@ -7,7 +7,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "engine/synthetic_model.h"
+#include "tests/support/fixtures/synthetic_model.h"
 #include "tests/support/lsp_client.h"
 
 using namespace wafer::test;

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "engine/synthetic_model.h"
+#include "tests/support/fixtures/synthetic_model.h"
 #include "tests/support/lsp_client.h"
 
 using namespace wafer::test;

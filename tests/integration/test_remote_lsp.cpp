@@ -97,7 +97,7 @@ TEST_CASE("remote lsp: OpenAI backend from initializationOptions", "[integration
   CHECK(reqs[0].body["model"] == "coder-7b");
   CHECK(reqs[0].body["prompt"].get<std::string>().starts_with("<PRE> def add(a, b):"));
   CHECK(reqs[0].body["prompt"].get<std::string>().ends_with(" <MID>"));
-  // Back to a family format (engine/fim_template.h): StarCoder's markers.
+  // Back to a family format (engine/decode/fim_template.h): StarCoder's markers.
   c.notify("workspace/didChangeConfiguration", {{"settings", {{"fimTemplate", ""}, {"fimFormat", "starcoder"}}}});
   json r2 = c.request("textDocument/inlineCompletion", inline_params(4, 4));  // elsewhere: not typing-through
   CHECK(r2["result"]["items"].size() == 1);

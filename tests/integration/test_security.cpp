@@ -73,7 +73,7 @@ TEST_CASE("security: model paths from the client are validated, never executed",
 }
 
 TEST_CASE("security: the daemon's sources call no shell and spawn no process", "[security]") {
-  // `wafer bench` starts the command line its user typed (server/bench_process.cpp); nothing
+  // `wafer bench` starts the command line its user typed (server/benchtool/bench_process.cpp); nothing
   // else may start processes, and nothing at all may go through a shell.
   fs::path root = fs::path(__FILE__).parent_path() / ".." / "..";
   const std::regex shell(R"(\b(system|popen|execl|execlp|execle|posix_spawnp?)\s*\()");

@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "server/context.h"
-#include "server/syntax.h"
+#include "server/prompt/context.h"
+#include "server/prompt/syntax.h"
 
 namespace wafer::test {
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/fake_engine.h"
-#include "server/lsp_server.h"
+#include "tests/support/fixtures/fake_engine.h"
+#include "server/daemon/lsp_server.h"
 #include "tests/support/testing.h"
 #include "tests/support/uv_loop_runner.h"
 
@@ -33,6 +33,7 @@ class LspFixture {
     const std::filesystem::path path = dir_ / "fake.json";
     write_file(path, script.dump());
     options.fake_engine = path.string();
+    install_fake_engine();
     server_ = std::make_unique<LspServer>(
         loop_.get(), std::move(options),
         LspServer::Hooks{[this](std::string body) { sent_.push_back(json::parse(body)); }, [](int) {}}, log_);

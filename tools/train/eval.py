@@ -131,7 +131,7 @@ class ModelCompleter:
         self.stream = s + [self.eot] + p  # the text tokens the cache model copies from
         if self.cache > 0 and self.cache_scope != "prompt":
             # "file": the file within 64 KiB of the cursor (what wafer's daemon sends a model
-            # with a copy model: the window plus 64 KiB each side; the baseline searches all
+            # with a copy predictor: the window plus 64 KiB each side; the baseline searches all
             # of the file before the cursor); "window": 60 lines before the cursor, 20 after
             # (the daemon's prompt window for larger models).
             before, after = case.prefix[-65536:], case.suffix[:65536]

@@ -72,8 +72,8 @@ def export(state_dict: dict, cfg: dict, tok: Tokenizer, out: Path, qtype: str,
     """state_dict: model.py parameter name -> numpy float32 array (or torch tensor).
     fim_order: "spm" or "psm", written as wafer.fim_order (the FIM order wafer prompts this
     model in unless told otherwise); None writes nothing (PSM).
-    copy_strength > 0: written as wafer.copy_strength, which turns on wafer's copy model for
-    this file (engine/copy_model.h; eval.py --cache measures the same mixture)."""
+    copy_strength > 0: written as wafer.copy_strength, which turns on wafer's copy predictor for
+    this file (engine/decode/copy_predictor.h; eval.py --cache measures the same mixture)."""
     if cfg["n_vocab"] != tok.n_vocab:
         raise ValueError(f"model vocab {cfg['n_vocab']} != tokenizer vocab {tok.n_vocab}")
     w = gguf.GGUFWriter()
@@ -124,7 +124,7 @@ def main() -> int:
                     help="order wafer should prompt in; auto: SPM if most of the run's FIM "
                          "examples were SPM (train.py --spm-rate above 0.5)")
     ap.add_argument("--copy-strength", type=float, default=0.0,
-                    help="write wafer.copy_strength: wafer mixes its copy model into this model's "
+                    help="write wafer.copy_strength: wafer mixes its copy predictor into this model's "
                          "predictions (0: not written)")
     args = ap.parse_args()
     import torch

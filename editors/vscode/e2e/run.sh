@@ -7,7 +7,8 @@
 #   editors/vscode/e2e/run.sh [DAEMON...]
 #
 # DAEMON: the command that stands for `wafer` (it is run as `DAEMON lsp ...`); default
-# the build's wafer with a scripted engine (--fake-engine e2e/fake-engine.json).
+# the build's wafer-scripted (wafer with the scripted test engine, --fake-engine
+# e2e/fake-engine.json).
 # Environment: CODE_SERVER (default /work/.cache/code-server/node_modules/.bin/code-server;
 # install with ../shared/recipes/install-code-server.sh), CHROMIUM (/usr/bin/chromium),
 # WAFER_ARGS (extra `wafer lsp` arguments as a JSON list).
@@ -36,7 +37,7 @@ if [ $# -gt 0 ]; then
   daemon=("$@")
   args=${WAFER_ARGS:-[]}
 else
-  daemon=("$root/build/server/wafer")
+  daemon=("$root/build/tests/support/fixtures/wafer-scripted")
   args=${WAFER_ARGS:-"[\"--fake-engine\", \"$here/fake-engine.json\"]"}
 fi
 printf '#!/bin/sh\nexec %s "$@"\n' "$(printf '%q ' "${daemon[@]}")" > "$tmp/bin/wafer"

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "engine/float16.h"
+#include "engine/quant/float16.h"
 #include "engine/kernels/simd/float_kernels.h"
 
 namespace wafer::simd {

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/simd_kernels.h"
+#include "engine/kernels/dispatch.h"
 
 namespace wafer::simd {
 

@@ -2,7 +2,7 @@
 // the packed kernels read), written once over a vector traits type V and compiled once per
 // instruction set (kernels/avx512/quantize_avx512.cpp, kernels/avx2/quantize_avx2.cpp).
 //
-// Bit-exact with the scalar twins in engine/quant_activations.cpp (quantize_row_q8_0,
+// Bit-exact with the scalar twins in engine/quant/quant_activations.cpp (quantize_row_q8_0,
 // quantize_row_q8_K) for every input, NaN and infinity included: the same float
 // operations in the same order, the same round-half-to-even bit trick, the same int8
 // truncation. Only the maximum is found in a different order, and a maximum of non-NaN
@@ -28,8 +28,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "engine/quant.h"
-#include "engine/simd_kernels.h"
+#include "engine/quant/quant.h"
+#include "engine/kernels/dispatch.h"
 
 namespace wafer::simd {
 

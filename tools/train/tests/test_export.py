@@ -63,7 +63,7 @@ class Export(unittest.TestCase):
         self.assertEqual(f.infos["blk.0.attn_q.weight"][1], gguf.GGML_Q8_0)
         self.assertNotIn("output.weight", f.infos)          # tied embeddings
         self.assertEqual(len(f.infos), 2 + 9 * 2)
-        self.assertEqual(kv["wafer.copy_strength"], 1.5)     # wafer's copy model: on
+        self.assertEqual(kv["wafer.copy_strength"], 1.5)     # wafer's copy predictor: on
         self.assertNotIn("wafer.copy_strength", gguf.GGUFFile(self.paths["f16"]).kv)
 
     def test_exported_file_computes_the_models_logits(self):

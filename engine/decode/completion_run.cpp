@@ -1,0 +1,312 @@
+#include "engine/decode/completion_run.h"
+
+#include <algorithm>
+#include <span>
+#include <string>
+
+#include "engine/decode/chunk_reuse.h"
+#include "engine/decode/completion_text.h"
+#include "engine/decode/sampler.h"
+
+namespace wafer {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+class Run {
+ public:
+  Run(RunContext& ctx, const CompletionRequest& request, const CompletionCallback& on_event)
+      : ctx_(ctx),
+        s_(*ctx.session),
+        req_(request),
+        on_event_(on_event),
+        decoder_(*ctx.tokenizer),
+        text_(request.stop),
+        copy_(ctx.settings.copy),
+        heal_rest_(ctx.healed) {}
+
+  void run(const std::vector<TokenId>& prompt, const std::vector<TokenId>* reading) {
+    if (prompt.empty()) return fail("empty prompt");
+    if (!heal_rest_.empty() && !ctx_.healer) return fail("token healing without a token index");
+    ctx_.timings.healed_bytes = static_cast<int>(heal_rest_.size());
+    if (prompt.size() > static_cast<size_t>(s_.context_size()))
+      return fail("the prompt of " + std::to_string(prompt.size()) + " tokens does not fit the context of " +
+                  std::to_string(s_.context_size()) + " tokens");
+    StopReason why = StopReason::kMaxTokens;
+    if (!prefill(prompt, why)) return;
+    if (why == StopReason::kCancelled || why == StopReason::kBudget) return done(why);
+    if (req_.max_tokens <= 0 || req_.prefill_only) return done(StopReason::kMaxTokens);
+    if (copy_.enabled()) copy_.reset(reading ? *reading : prompt);
+    decode(prompt);
+  }
+
+ private:
+  bool cancelled() const { return req_.cancel && req_.cancel->load(std::memory_order_relaxed); }
+
+  // Fills the cache with the prompt; false after an error (already reported). Sets `why`
+  // when cancellation or the budget cut the prefill short.
+  bool prefill(const std::vector<TokenId>& prompt, StopReason& why) {
+    const auto t0 = Clock::now();
+    const std::vector<int32_t>& cached = s_.tokens();
+    size_t common = 0;
+    while (common < cached.size() && common < prompt.size() && cached[common] == prompt[common]) ++common;
+    common = std::min(common, prompt.size() - 1);  // the last token is run for fresh logits
+    // Spans of the prompt still in the cache further on (the suffix after a keystroke):
+    // moved, not recomputed. Their entries are copied aside before anything overwrites them.
+    const std::vector<ReusedChunk> chunks =
+        plan_chunk_reuse(cached, prompt, static_cast<int>(common), ctx_.settings.chunk_reuse_min);
+    if (!chunks.empty()) s_.stash(chunks);
+    s_.truncate(static_cast<int>(common));
+    ctx_.timings.tokens_reused = static_cast<int>(common);
+    size_t pos = common;
+    for (size_t i = 0; i <= chunks.size(); ++i) {
+      const size_t end = i < chunks.size() ? static_cast<size_t>(chunks[i].prompt_pos) : prompt.size();
+      if (!evaluate(prompt, pos, end, common, t0, why)) return false;
+      if (why != StopReason::kMaxTokens) break;
+      if (i == chunks.size()) break;
+      if (Status st = s_.place_stashed(i); !st) {
+        ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
+        fail(st.error().message);
+        return false;
+      }
+      pos = end + static_cast<size_t>(chunks[i].n);
+      ctx_.timings.tokens_reused += chunks[i].n;
+      ctx_.timings.tokens_moved += chunks[i].n;
+    }
+    ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
+    return true;
+  }
+
+  // Runs prompt[pos, end) through the model in chunks (the last prompt token with logits);
+  // false after an error (already reported). Sets `why` when cancellation or the prefill
+  // budget stops it.
+  bool evaluate(const std::vector<TokenId>& prompt, size_t pos, size_t end, size_t common, Clock::time_point t0,
+                StopReason& why) {
+    const size_t chunk = static_cast<size_t>(std::max(1, ctx_.settings.prefill_chunk));
+    for (size_t n = 0; pos < end; pos += n) {
+      const double spent = ms_between(t0, Clock::now());
+      if (cancelled()) why = StopReason::kCancelled;
+      // The budget is checked after progress, so that a tight budget still fills the cache
+      // a chunk per request and later requests reuse it.
+      else if (req_.max_prefill_ms > 0 && pos > common && spent > req_.max_prefill_ms) why = StopReason::kBudget;
+      if (why != StopReason::kMaxTokens) return true;
+      // A remainder of up to half a chunk joins the step before it: every forward step
+      // streams all the weights once, and a keystroke's usual 64-token suffix plus a few
+      // tokens cost a second pass for the few (0.5B Q8_0: ~14 ms of a ~150 ms first token).
+      n = std::min(chunk, end - pos);
+      if (end - pos - n <= chunk / 2) n = end - pos;
+      const bool last = pos + n == prompt.size();
+      // The forward pass itself watches the cancel flag between layers, so a superseded
+      // request frees the engine within a layer's work, not a whole chunk's.
+      Status st = s_.eval(std::span<const int32_t>(prompt.data() + pos, n), last ? LogitsFor::kLast : LogitsFor::kNone,
+                          req_.cancel.get());
+      if (!st && cancelled()) {
+        why = StopReason::kCancelled;
+        return true;
+      }
+      if (!st) {
+        ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
+        fail(st.error().message);
+        return false;
+      }
+      ctx_.timings.tokens_prefilled += static_cast<int>(n);
+    }
+    return true;
+  }
+
+  // The logits row that predicts the next token, with the copy predictor mixed in when it
+  // has a repeat to offer.
+  std::span<const float> next_logits(size_t row) {
+    const size_t n = ctx_.n_vocab;
+    const std::span<const float> raw(s_.logits().data() + row * n, n);
+    if (copy_.enabled() && copy_.mix(raw, mixed_)) return mixed_;
+    return raw;
+  }
+
+  // A token is part of the completion: the sampler's and the copy predictor's history.
+  void chosen(Sampler& sampler, TokenId t) {
+    sampler.accept(t);
+    if (copy_.enabled()) copy_.push(t);
+  }
+
+  bool end_of_generation(TokenId t) const {
+    const auto& eog = ctx_.fim->end_of_generation;
+    return ctx_.tokenizer->is_eog(t) || ctx_.tokenizer->is_control(t) || std::binary_search(eog.begin(), eog.end(), t);
+  }
+
+  // Hands one generated token to the caller; false when generation must stop (sets stop_).
+  // While healing, only the token's bytes past the healed ones are text; a token wholly
+  // inside them shows nothing (but counts against max_tokens: the budget bounds the work).
+  bool emit(TokenId t) {
+    if (generated_++ == 0) ctx_.timings.first_token_ms = ms_between(ctx_.start, Clock::now());
+    if (!heal_rest_.empty()) {
+      const std::string_view bytes = ctx_.tokenizer->token_bytes(t);
+      if (bytes.size() <= heal_rest_.size()) {
+        heal_rest_.remove_prefix(bytes.size());
+        return generated_ < req_.max_tokens || stop(StopReason::kMaxTokens);
+      }
+      send_text(text_.push(decoder_.push_bytes(bytes.substr(heal_rest_.size()))));
+      heal_rest_ = {};
+    } else {
+      send_text(text_.push(decoder_.push(t)));
+    }
+    if (text_.stopped()) return stop(StopReason::kStopString);
+    if (req_.should_stop && req_.should_stop(text_.text())) return stop(StopReason::kStopCallback);
+    if (generated_ >= req_.max_tokens) return stop(StopReason::kMaxTokens);
+    return true;
+  }
+
+  // The next token from one logits row: among the tokens that reproduce the rest of the
+  // healed bytes while any remain, else from the whole row. -1: none can.
+  TokenId choose(Sampler& sampler, std::span<const float> logits) {
+    if (heal_rest_.empty()) return sampler.sample(logits);
+    ctx_.healer->allowed(heal_rest_, allowed_);
+    return sampler.sample(logits, allowed_);
+  }
+
+  bool stop(StopReason why) {
+    stop_ = why;
+    return false;
+  }
+
+  void send_text(std::string delta) {
+    if (delta.empty()) return;
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::kText;
+    e.text = std::move(delta);
+    on_event_(e);
+  }
+
+  void decode(const std::vector<TokenId>& prompt) {
+    const auto t0 = Clock::now();
+    SamplerParams sp;
+    sp.temperature = req_.temperature;
+    sp.top_p = req_.top_p;
+    sp.seed = req_.seed;
+    Sampler sampler(sp);
+    const bool speculate = req_.temperature <= 0 && ctx_.settings.draft.max_draft > 0;
+    PromptLookup drafter(ctx_.settings.draft);
+    std::vector<int32_t> history = prompt;  // what drafts are looked up in
+    size_t row = 0;                         // which logits row predicts the next token
+    for (;;) {
+      const TokenId token = choose(sampler, next_logits(row));
+      if (token < 0 || end_of_generation(token)) {
+        stop_ = StopReason::kEndOfText;
+        break;
+      }
+      chosen(sampler, token);
+      history.push_back(token);
+      if (!emit(token)) break;
+      if (cancelled()) {
+        stop_ = StopReason::kCancelled;
+        break;
+      }
+      if (req_.max_decode_ms > 0 && ms_between(t0, Clock::now()) > req_.max_decode_ms) {
+        stop_ = StopReason::kBudget;
+        break;
+      }
+      const int room = s_.context_size() - static_cast<int>(s_.tokens().size());
+      if (room <= 0) {
+        stop_ = StopReason::kBudget;  // the context is full
+        break;
+      }
+      std::vector<int32_t> batch{token};
+      if (speculate && heal_rest_.empty()) {
+        std::vector<int32_t> d = drafter.propose(history, std::min(req_.max_tokens - generated_, room - 1));
+        batch.insert(batch.end(), d.begin(), d.end());
+      }
+      const int before = static_cast<int>(s_.tokens().size());
+      Status st = s_.eval(batch, batch.size() > 1 ? LogitsFor::kAll : LogitsFor::kLast, req_.cancel.get());
+      if (!st && cancelled()) {  // interrupted: the token is emitted, as when cancelled before the step
+        stop_ = StopReason::kCancelled;
+        break;
+      }
+      if (!st) {
+        ctx_.timings.decode_ms = ms_between(t0, Clock::now());
+        return fail(st.error().message);
+      }
+      row = 0;
+      if (batch.size() == 1) continue;
+      // Verify: draft i stands if the model, after batch[0..i], predicts it.
+      const int proposed = static_cast<int>(batch.size()) - 1;
+      int accepted = 0;
+      bool finished = false;
+      for (int i = 0; i < proposed && !finished; ++i) {
+        const TokenId predicted = sampler.sample(next_logits(static_cast<size_t>(i)));
+        if (predicted != batch[static_cast<size_t>(i) + 1]) break;
+        ++accepted;
+        if (end_of_generation(predicted)) {
+          stop_ = StopReason::kEndOfText;
+          finished = true;
+          break;
+        }
+        chosen(sampler, predicted);
+        history.push_back(predicted);
+        finished = !emit(predicted);
+      }
+      ctx_.timings.drafts_proposed += proposed;
+      ctx_.timings.drafts_accepted += accepted;
+      drafter.record(proposed, accepted);
+      s_.truncate(before + 1 + accepted);  // rejected drafts leave the cache
+      row = static_cast<size_t>(accepted);
+      if (finished) break;
+    }
+    ctx_.timings.decode_ms = ms_between(t0, Clock::now());
+    done(stop_);
+  }
+
+  void finish_timings() {
+    ctx_.timings.tokens_generated = generated_;
+    ctx_.timings.total_ms = ms_between(ctx_.start, Clock::now());
+  }
+
+  void done(StopReason why) {
+    send_text(text_.push(decoder_.finish()));
+    send_text(text_.finish());
+    finish_timings();
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::kDone;
+    e.stop = why;
+    e.text = text_.text();
+    e.timings = ctx_.timings;
+    e.timings.cancelled = why == StopReason::kCancelled;
+    on_event_(e);
+  }
+
+  void fail(const std::string& message) {
+    finish_timings();
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::kError;
+    e.stop = StopReason::kError;
+    e.error = message;
+    e.timings = ctx_.timings;
+    on_event_(e);
+  }
+
+  RunContext& ctx_;
+  Session& s_;
+  const CompletionRequest& req_;
+  const CompletionCallback& on_event_;
+  StreamDecoder decoder_;
+  CompletionText text_;
+  CopyPredictor copy_;
+  std::vector<float> mixed_;  // next_logits()' output when the copy predictor mixes
+  int generated_ = 0;
+  std::string_view heal_rest_;   // healed bytes not yet regenerated (into ctx_.healed)
+  std::vector<TokenId> allowed_; // reused: the tokens allowed at a healing step
+  StopReason stop_ = StopReason::kMaxTokens;
+};
+
+}  // namespace
+
+void run_completion(RunContext& ctx, const CompletionRequest& request, const std::vector<TokenId>& prompt,
+                    const CompletionCallback& on_event, const std::vector<TokenId>* reading) {
+  Run(ctx, request, on_event).run(prompt, reading);
+}
+
+}  // namespace wafer

@@ -1,0 +1,228 @@
+#include "engine/kernels/dispatch.h"
+
+#include <cstring>
+
+#include "engine/kernels/amx_check.h"
+#include "engine/runtime/cpu_features.h"
+#include "engine/quant/float16.h"
+#include "engine/quant/quant.h"
+
+namespace wafer {
+
+// Defined in kernels/avx2/kernels_avx2.cpp, kernels/avx512/kernels_avx512.cpp and
+// kernels/avxvnni/ (each compiled with its own -m flags; never called unless CPUID allows).
+// The int8 kernels exist for every ISA; kernels/avxvnni has only those (its float kernels
+// and quantizers are AVX2's).
+#define WAFER_DECLARE_INT8(ns)                                                                             \
+  namespace ns {                                                                                           \
+  void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,             \
+                     int64_t panel_begin, int64_t panel_end);                                              \
+  void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,    \
+                              int64_t panel_begin, int64_t panel_end);                                     \
+  void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk,   \
+                 int dv, float scale, float* scratch, float* out, int64_t out_stride);                       \
+  }
+#define WAFER_DECLARE_FLOAT(ns)                                                                            \
+  namespace ns {                                                                                           \
+  void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos,   \
+              int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);                 \
+  void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,   \
+                  int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);   \
+  void swiglu(float* g, const float* u, int64_t n);                                                        \
+  void quantize_acts(const QuantizedActs& a, const float* x, int64_t x_stride, int t_begin, int t_end);       \
+  }
+WAFER_DECLARE_INT8(kernels_avx2)
+WAFER_DECLARE_FLOAT(kernels_avx2)
+WAFER_DECLARE_INT8(kernels_avx512)
+WAFER_DECLARE_FLOAT(kernels_avx512)
+WAFER_DECLARE_INT8(kernels_avxvnni)
+WAFER_DECLARE_INT8(kernels_avxvnni_evex)
+namespace kernels_amx {
+void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
+                   int64_t panel_end);
+}
+namespace kernels_amx_model {
+void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
+                   int64_t panel_end);
+}
+#undef WAFER_DECLARE_INT8
+#undef WAFER_DECLARE_FLOAT
+
+namespace {
+
+constexpr const char* kAmxInUse = "in use";
+
+size_t round64(size_t n) { return (n + 63) & ~size_t{63}; }
+
+struct ActsShape {
+  TensorType type;
+  size_t row_bytes;
+  int64_t blocks;
+};
+
+bool acts_shape(TensorType act_type, int64_t cols, ActsShape* out) {
+  if (act_type != TensorType::Q8_0 && act_type != TensorType::Q8_K) return false;
+  auto rb = row_bytes(act_type, static_cast<uint64_t>(cols));
+  if (!rb || cols <= 0) return false;
+  *out = {act_type, *rb, act_type == TensorType::Q8_K ? cols / 256 : cols / 32};
+  return true;
+}
+
+// The view of `buffer` for n_tokens rows: the rows, then (Q8_0) the scales and sums.
+QuantizedActs layout(const ActsShape& s, const uint8_t* rows, int n_tokens, int64_t cols, uint8_t* aux) {
+  QuantizedActs a;
+  a.type = s.type;
+  a.cols = cols;
+  a.n_tokens = n_tokens;
+  a.rows = rows;
+  a.row_bytes = s.row_bytes;
+  if (s.type == TensorType::Q8_0) {
+    const size_t n = static_cast<size_t>(n_tokens) * static_cast<size_t>(s.blocks);
+    a.d = reinterpret_cast<float*>(aux);
+    a.sums = reinterpret_cast<int32_t*>(aux + round64(n * sizeof(float)));
+  }
+  return a;
+}
+
+// Fills the Q8_0 side values (float scale, sum of the quants) of rows [t_begin, t_end).
+void fill_side_values(const QuantizedActs& a, int t_begin, int t_end) {
+  if (a.type != TensorType::Q8_0) return;
+  const int64_t nb = a.cols / quant::kQK;
+  auto* d = const_cast<float*>(a.d);
+  auto* sums = const_cast<int32_t*>(a.sums);
+  for (int t = t_begin; t < t_end; ++t) {
+    const auto* blocks = reinterpret_cast<const quant::BlockQ8_0*>(a.rows + static_cast<size_t>(t) * a.row_bytes);
+    for (int64_t b = 0; b < nb; ++b) {
+      int32_t sum = 0;
+      for (int j = 0; j < quant::kQK; ++j) sum += blocks[b].qs[j];
+      d[t * nb + b] = f16_to_f32(blocks[b].d);
+      sums[t * nb + b] = sum;
+    }
+  }
+}
+
+}  // namespace
+
+size_t quantized_acts_bytes(TensorType weight_type, int64_t cols, int n_tokens) {
+  ActsShape s;
+  if (!is_packable(weight_type) || !acts_shape(quant::vec_dot_type(weight_type), cols, &s) || n_tokens < 0)
+    return 0;
+  size_t n = static_cast<size_t>(n_tokens);
+  size_t bytes = round64(n * s.row_bytes);
+  if (s.type == TensorType::Q8_0) {
+    bytes += round64(n * static_cast<size_t>(s.blocks) * sizeof(float));
+    bytes += round64(n * static_cast<size_t>(s.blocks) * sizeof(int32_t));
+  }
+  return bytes;
+}
+
+QuantizedActs acts_view(TensorType weight_type, int n_tokens, int64_t cols, void* buffer) {
+  ActsShape s;
+  if (!acts_shape(quant::vec_dot_type(weight_type), cols, &s)) return {};
+  auto* rows = static_cast<uint8_t*>(buffer);
+  return layout(s, rows, n_tokens, cols, rows + round64(static_cast<size_t>(n_tokens) * s.row_bytes));
+}
+
+void quantize_act_rows(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin, int t_end) {
+  for (int t = t_begin; t < t_end; ++t)
+    quant::quantize_activations(view.type, x + t * x_stride, const_cast<uint8_t*>(view.rows) + t * view.row_bytes,
+                                view.cols);
+  fill_side_values(view, t_begin, t_end);
+}
+
+QuantizedActs quantize_acts(TensorType weight_type, const float* x, int64_t x_stride, int n_tokens,
+                            int64_t cols, void* buffer) {
+  QuantizedActs view = acts_view(weight_type, n_tokens, cols, buffer);
+  if (view.rows) quantize_act_rows(view, x, x_stride, 0, n_tokens);
+  return view;
+}
+
+QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_tokens, int64_t cols, void* aux) {
+  ActsShape s;
+  if (!acts_shape(act_type, cols, &s)) return {};
+  QuantizedActs a = layout(s, static_cast<const uint8_t*>(rows), n_tokens, cols, static_cast<uint8_t*>(aux));
+  fill_side_values(a, 0, n_tokens);
+  return a;
+}
+
+const SimdKernels* simd_kernels(KernelIsa isa) {
+  static const SimdKernels kAvx2{KernelIsa::Avx2,       "avx2",
+                                 kernels_avx2::packed_matmul, kernels_avx2::packed_matmul_prefetch,
+                                 kernels_avx2::attend,
+                                 kernels_avx2::attend_f16,    kernels_avx2::swiglu,
+                                 kernels_avx2::quantize_acts, kernels_avx2::attend_q8};
+  static const SimdKernels kAvx512{KernelIsa::Avx512,            "avx512-vnni",
+                                   kernels_avx512::packed_matmul, kernels_avx512::packed_matmul_prefetch,
+                                   kernels_avx512::attend,
+                                   kernels_avx512::attend_f16,    kernels_avx512::swiglu,
+                                   kernels_avx512::quantize_acts, kernels_avx512::attend_q8};
+  // The AVX-VNNI tables: their own int8 kernels, AVX2's float kernels and quantizers.
+  const auto with_avx2_float = [](KernelIsa isa, const char* name, PackedMatmulFn matmul, PackedMatmulFn prefetch,
+                                  AttendQ8Fn attend_q8) {
+    return SimdKernels{isa,
+                       name,
+                       matmul,
+                       prefetch,
+                       kernels_avx2::attend,
+                       kernels_avx2::attend_f16,
+                       kernels_avx2::swiglu,
+                       kernels_avx2::quantize_acts,
+                       attend_q8};
+  };
+  static const SimdKernels kAvx2Vnni =
+      with_avx2_float(KernelIsa::Avx2Vnni, "avx2-vnni", kernels_avxvnni::packed_matmul,
+                      kernels_avxvnni::packed_matmul_prefetch, kernels_avxvnni::attend_q8);
+  static const SimdKernels kAvx2VnniEvex =
+      with_avx2_float(KernelIsa::Avx2VnniEvex, "avx2-vnni-evex", kernels_avxvnni_evex::packed_matmul,
+                      kernels_avxvnni_evex::packed_matmul_prefetch, kernels_avxvnni_evex::attend_q8);
+  // The AMX tables: the AVX-512 table with the tile matmul (which hands decode and the
+  // K-quants to the AVX-512 kernel).
+  const auto with_tiles = [](KernelIsa isa, const char* name, PackedMatmulFn matmul) {
+    SimdKernels k = kAvx512;
+    k.isa = isa;
+    k.name = name;
+    k.matmul = matmul;
+    return k;
+  };
+  static const SimdKernels kAmx = with_tiles(KernelIsa::Amx, "avx512-vnni+amx", kernels_amx::packed_matmul);
+  static const SimdKernels kAmxModel = with_tiles(KernelIsa::AmxModel, "amx-model", kernels_amx_model::packed_matmul);
+  const CpuFeatures& cpu = cpu_features();
+  switch (isa) {
+    case KernelIsa::Avx2:
+      return cpu.has_avx2_kernels() ? &kAvx2 : nullptr;
+    case KernelIsa::Avx512:
+      return cpu.has_avx512_kernels() ? &kAvx512 : nullptr;
+    case KernelIsa::Avx2Vnni:
+      return cpu.has_avx2_kernels() && cpu.avx_vnni ? &kAvx2Vnni : nullptr;
+    case KernelIsa::Avx2VnniEvex:
+      return cpu.has_avx2_kernels() && cpu.avx512f && cpu.avx512vl && cpu.avx512vnni ? &kAvx2VnniEvex : nullptr;
+    case KernelIsa::Amx:
+      return std::strcmp(amx_status(), kAmxInUse) == 0 ? &kAmx : nullptr;
+    case KernelIsa::AmxModel:
+      return cpu.has_avx512_kernels() ? &kAmxModel : nullptr;
+  }
+  return nullptr;
+}
+
+const SimdKernels* best_simd_kernels(bool amx) {
+  if (amx)
+    if (const SimdKernels* k = simd_kernels(KernelIsa::Amx)) return k;
+  for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2})
+    if (const SimdKernels* k = simd_kernels(isa)) return k;
+  return nullptr;
+}
+
+const char* amx_status() {
+  static const char* const status = [] {
+    const CpuFeatures& cpu = cpu_features();
+    if (!cpu.amx_tile || !cpu.amx_int8) return "not on this CPU";
+    if (!cpu.has_avx512_kernels()) return "not used: this CPU lacks the AVX-512 VNNI kernels it finishes with";
+    if (!request_amx_permission()) return "Linux refused the tile state (arch_prctl ARCH_REQ_XCOMP_PERM)";
+    if (!amx_agrees(kernels_amx::packed_matmul, kernels_avx512::packed_matmul))
+      return "its results differ from the AVX-512 VNNI kernel's, so it is not used";
+    return kAmxInUse;
+  }();
+  return status;
+}
+
+}  // namespace wafer

@@ -1,0 +1,137 @@
+// The engine's SIMD kernels, one table per instruction set, chosen once by CPUID:
+//  - matmul: repacked weights (repack.h) times a batch of quantized activation rows,
+//    y[t][r] = dot(weight row r, activation row t);
+//  - attend: the query heads of one key/value head over its cached keys and values;
+//  - swiglu: silu(gate) * up, elementwise.
+// One matmul serves decode (one token: a matrix-vector product, bound by how fast the
+// weights stream from memory) and prefill (many tokens: each weight block is unpacked once and applied to a tile of up to
+// 8 tokens, so the int8 arithmetic, not memory, sets the pace).
+//
+// Activations are quantized exactly as llama.cpp quantizes them (quant.h: Q8_0 for
+// Q8_0/Q4_0/Q5_0 weights, Q8_K for the K-quants), so every block's integer sum equals the
+// scalar reference's; only the order of the float accumulation of block results differs.
+//
+// The kernels exist once per instruction set (kernels/avx2, kernels/avx512), each file
+// compiled with its own flags; best_simd_kernels() picks one by CPUID, once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/quant/quant_repack.h"
+#include "engine/quant/tensor_types.h"
+
+namespace wafer {
+
+// A batch of activation rows in the vec_dot format of a weight type, plus the per-block
+// values the kernels need for Q8_0 (float scale and the sum of the 32 quants, which
+// corrects for weights stored with an unsigned offset). Views into caller memory.
+struct QuantizedActs {
+  TensorType type = TensorType::Q8_0;  // Q8_0 or Q8_K
+  int64_t cols = 0;
+  int n_tokens = 0;
+  const uint8_t* rows = nullptr;  // token t's ggml blocks at rows + t * row_bytes
+  size_t row_bytes = 0;
+  const float* d = nullptr;        // Q8_0 only: n_tokens x blocks, token-major
+  const int32_t* sums = nullptr;   // Q8_0 only: same shape
+
+  int64_t blocks() const { return type == TensorType::Q8_K ? cols / 256 : cols / 32; }
+};
+
+// Bytes of the buffer quantize_acts() needs for n_tokens rows of `cols` (0 when the weight
+// type is not packable or cols not a whole number of blocks). 64-byte aligned pieces.
+size_t quantized_acts_bytes(TensorType weight_type, int64_t cols, int n_tokens);
+
+// Quantizes n_tokens float rows (row t at x + t * x_stride) for a matmul with weights of
+// `weight_type`, into `buffer` (quantized_acts_bytes large, 64-byte aligned).
+QuantizedActs quantize_acts(TensorType weight_type, const float* x, int64_t x_stride, int n_tokens,
+                            int64_t cols, void* buffer);
+
+// The same in two steps, so threads can share the work: the view of a buffer laid out for
+// n_tokens rows, then rows [t_begin, t_end) quantized into it (the scalar reference;
+// SimdKernels::quantize is its vectorized twin).
+QuantizedActs acts_view(TensorType weight_type, int n_tokens, int64_t cols, void* buffer);
+void quantize_act_rows(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin, int t_end);
+
+// Wraps rows that are already ggml Q8_0 / Q8_K blocks (contiguous, n_tokens rows); the
+// Q8_0 side values are written into `aux` (quantized_acts_bytes large).
+QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_tokens, int64_t cols,
+                                  void* aux);
+
+// Avx2Vnni: AVX2 with AVX-VNNI (vpdpbusd on 256-bit vectors; Intel Alder Lake and later
+// client cores, AMD Zen 5); Avx2VnniEvex: the same code with the EVEX encoding of those
+// instructions, which AVX-512 VNNI CPUs run: for the tests, never chosen to compute.
+// Amx: the AVX-512 VNNI kernels, with AMX tiles (TDPBSSD) for the prefill matmuls of
+// Q8_0/Q4_0/Q5_0 weights (kernels/amx; Intel Sapphire Rapids and later Xeons); AmxModel:
+// the same tile kernels on a software model of the tile instructions, for the tests.
+enum class KernelIsa { Avx2, Avx512, Avx2Vnni, Avx2VnniEvex, Amx, AmxModel };
+
+// y[t * y_stride + r] for every token t of x and every row r of panels
+// [panel_begin, panel_end) of w (rows past w.rows are not written).
+using PackedMatmulFn = void (*)(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                int64_t panel_begin, int64_t panel_end);
+
+// For the n_q query heads h that share one key/value head (n_q = 1 without grouped-query
+// attention): out[h * out_stride + 0..dv) = sum_p softmax_p(scale * q_h . keys[p]) *
+// values[p] over p < n_pos, q_h = q + h * q_stride. keys are in KvCache's layout:
+// transposed blocks of 16 positions, dimension i of key p at keys[(p / 16 * dk + i) * 16 +
+// p % 16], ceil(n_pos / 16) whole blocks (the padding is read and ignored); values are
+// n_pos rows of dv floats; dk and dv multiples of 16; scratch holds
+// attend_scratch_floats(n_q, n_pos, dv) floats. The keys and values are read once for all
+// n_q heads.
+using AttendFn = void (*)(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values,
+                          int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);
+// The same over an F16 cache (IEEE halves, widened exactly to float as they are read).
+using AttendF16Fn = void (*)(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
+                             int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);
+// The same over a cache with Q8_0 keys (KvCache::keys_q8 blocks) and F16 values, the n_q
+// queries quantized to ggml Q8_0 blocks (quant::quantize_row_q8_0; head h's dk / 32 blocks
+// at q + h * dk / 32 * 34): int8 dot products for the scores. dk a multiple of 32, at most
+// 512.
+using AttendQ8Fn = void (*)(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk,
+                            int dv, float scale, float* scratch, float* out, int64_t out_stride);
+constexpr size_t attend_scratch_floats(int n_q, int n_pos, [[maybe_unused]] int dv) {
+  return static_cast<size_t>(n_q) * static_cast<size_t>(n_pos);  // the scores
+}
+// g[i] = g[i] / (1 + e^-g[i]) * u[i].
+using SwigluFn = void (*)(float* g, const float* u, int64_t n);
+// quantize_act_rows, vectorized: bytes and side values identical to it for every input.
+using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin,
+                                int t_end);
+
+// SimdKernels::matmul_prefetch differs from matmul only for K-quant weights and token
+// tiles of up to kPrefetchMaxTokens tokens (decode, short verify batches).
+inline constexpr int kPrefetchMaxTokens = 4;
+constexpr bool prefetch_applies(TensorType type, int n_tokens) {
+  return n_tokens <= kPrefetchMaxTokens &&
+         (type == TensorType::Q4_K || type == TensorType::Q5_K || type == TensorType::Q6_K);
+}
+
+struct SimdKernels {
+  KernelIsa isa;
+  const char* name;  // "avx2", "avx512-vnni", "avx2-vnni", "avx2-vnni-evex", "avx512-vnni+amx", "amx-model"
+  PackedMatmulFn matmul;
+  // The same results, with software prefetch where prefetch_applies(): faster on some
+  // machines, slower on others (packed_kernels.h); the backend picks one by timing.
+  PackedMatmulFn matmul_prefetch;
+  AttendFn attend;
+  AttendF16Fn attend_f16;
+  SwigluFn swiglu;
+  QuantizeActsFn quantize;
+  AttendQ8Fn attend_q8;
+};
+
+// The kernels for an instruction set, or nullptr when this CPU (or this build) lacks it.
+const SimdKernels* simd_kernels(KernelIsa isa);
+
+// The fastest kernels this CPU runs, or nullptr when none does (no AVX2: the engine then
+// computes on the ggml layout with the scalar reference). amx = false leaves AMX out.
+const SimdKernels* best_simd_kernels(bool amx = true);
+
+// Whether the AMX kernels can run here, and if not why: "in use" when they can, else e.g.
+// "not on this CPU", "Linux refused the tile state (arch_prctl ARCH_REQ_XCOMP_PERM)" or
+// "its results differ from the AVX-512 VNNI kernel's, so it is not used". The permission
+// request and the check against the VNNI kernel happen once, on first call.
+const char* amx_status();
+
+}  // namespace wafer

@@ -1,0 +1,147 @@
+#include "engine/model/model.h"
+
+#include <string>
+#include <vector>
+
+#include "engine/model/arch.h"
+#include "engine/runtime/memory_lock.h"
+#include "engine/quant/quant.h"
+#include "engine/quant/quant_repack.h"
+
+namespace wafer {
+namespace {
+
+std::string shape_string(const GgufTensor& t) {
+  std::string s = "[";
+  for (uint32_t i = 0; i < t.n_dims; ++i) s += (i ? ", " : "") + std::to_string(t.ne[i]);
+  return s + "]";
+}
+
+Error tensor_error(const std::string& name, const std::string& why) {
+  return make_error("model: tensor '" + name + "' " + why);
+}
+
+// Checks shape and type of one tensor against its spec.
+Status check_tensor(const GgufTensor& t, const WeightSpec& spec, const ModelConfig& c, const std::string& name) {
+  const uint64_t ne0 = resolve_dim(spec.ne0, c), ne1 = resolve_dim(spec.ne1, c);
+  const bool shape_ok = t.ne[0] == ne0 && t.ne[1] == ne1 && t.ne[2] == 1 && t.ne[3] == 1;
+  if (!shape_ok)
+    return tensor_error(name, "has shape " + shape_string(t) + ", expected [" + std::to_string(ne0) +
+                                  (spec.ne1 == Dim::kNone ? "" : ", " + std::to_string(ne1)) + "]");
+  if (!quant::is_supported_weight_type(t.type))
+    return tensor_error(name, "has unsupported type " + std::string(tensor_type_name(t.type)));
+  if (!row_bytes(t.type, t.ne[0]) || !row_bytes(quant::vec_dot_type(t.type), t.ne[0]))
+    return tensor_error(name, "rows of " + std::to_string(t.ne[0]) + " are not whole " +
+                                  std::string(tensor_type_name(t.type)) + " blocks");
+  return {};
+}
+
+kernels::MatrixView view_of(const GgufTensor& t) {
+  kernels::MatrixView v;
+  v.type = t.type;
+  v.cols = static_cast<int64_t>(t.ne[0]);
+  v.rows = static_cast<int64_t>(t.ne[1]);
+  v.row_bytes = *row_bytes(t.type, t.ne[0]);
+  v.data = t.data;
+  return v;
+}
+
+std::vector<float> read_vector(const GgufTensor& t) {
+  std::vector<float> out(t.ne[0]);
+  quant::dequantize_row(t.type, t.data, out.data(), static_cast<int64_t>(t.ne[0]));
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Model>> Model::load(const std::filesystem::path& path, const kernels::Backend& backend) {
+  auto file = GgufFile::open(path);
+  if (!file) return file.error();
+  auto model = bind(std::move(*file), backend);
+  if (!model) return make_error(path.string() + ": " + model.error().message);
+  return model;
+}
+
+Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend& backend) {
+  std::unique_ptr<Model> m(new Model(std::move(file)));
+  auto config = read_model_config(m->file_);
+  if (!config) return config.error();
+  m->config_ = *config;
+  m->backend_ = &backend;
+  const ModelConfig& c = m->config_;
+  if (!c.arch->supported || c.arch->norm != NormKind::RmsNorm || c.arch->ffn != FfnKind::SwiGlu)
+    return make_error("model: architecture '" + std::string(c.arch->name) + "' is not supported for inference yet");
+  if (c.rope_scaling.type != "none" && c.rope_scaling.type != "linear")
+    return make_error("model: rope scaling '" + c.rope_scaling.type + "' is not supported");
+  m->layers_.resize(c.n_layer);
+
+  for (const WeightSpec& spec : transformer_weights()) {
+    const int copies = spec.per_layer ? static_cast<int>(c.n_layer) : 1;
+    for (int layer = 0; layer < copies; ++layer) {
+      const std::string name = weight_name(spec, layer);
+      const GgufTensor* t = m->file_.tensor(name);
+      if (!t) {
+        if (spec.presence == Presence::kOptional) continue;
+        if (spec.presence == Presence::kIfQkvBias && !c.arch->qkv_bias) continue;
+        return tensor_error(name, "is missing");
+      }
+      if (spec.presence == Presence::kIfQkvBias && !c.arch->qkv_bias) continue;  // not used
+      if (Status s = check_tensor(*t, spec, c, name); !s) return s.error();
+
+      kernels::PackedMatrix packed;
+      std::vector<float> vec;
+      if (spec.matrix) {
+        auto p = backend.pack(view_of(*t));
+        if (!p) return tensor_error(name, p.error().message);
+        packed = std::move(*p);
+      } else if (spec.ne1 == Dim::kNone) {
+        vec = read_vector(*t);
+      }
+      LayerWeights& L = m->layers_[static_cast<size_t>(layer)];
+      switch (spec.role) {
+        case WeightRole::kTokenEmbd: m->token_embd_ = view_of(*t); break;
+        case WeightRole::kOutputNorm: m->output_norm_ = std::move(vec); break;
+        case WeightRole::kOutput: m->output_ = std::move(packed); break;
+        case WeightRole::kAttnNorm: L.attn_norm = std::move(vec); break;
+        case WeightRole::kAttnQ: L.wq = std::move(packed); break;
+        case WeightRole::kAttnK: L.wk = std::move(packed); break;
+        case WeightRole::kAttnV: L.wv = std::move(packed); break;
+        case WeightRole::kAttnQBias: L.bq = std::move(vec); break;
+        case WeightRole::kAttnKBias: L.bk = std::move(vec); break;
+        case WeightRole::kAttnVBias: L.bv = std::move(vec); break;
+        case WeightRole::kAttnOut: L.wo = std::move(packed); break;
+        case WeightRole::kFfnNorm: L.ffn_norm = std::move(vec); break;
+        case WeightRole::kFfnGate: L.w_gate = std::move(packed); break;
+        case WeightRole::kFfnUp: L.w_up = std::move(packed); break;
+        case WeightRole::kFfnDown: L.w_down = std::move(packed); break;
+      }
+    }
+  }
+  if (!m->output_.data) {  // tied: the logits reuse the embedding matrix
+    auto p = backend.pack(m->token_embd_);
+    if (!p) return tensor_error("token_embd.weight", p.error().message + " (as the tied output)");
+    m->output_ = std::move(*p);
+  }
+  return m;
+}
+
+Result<uint64_t> Model::lock_in_ram() const {
+  std::vector<ByteRange> ranges;
+  auto add = [&](const kernels::PackedMatrix& w) {
+    const size_t bytes = w.layout == 0 ? static_cast<size_t>(w.view.rows) * w.view.row_bytes
+                                       : packed_bytes(w.view.type, w.view.rows, w.view.cols);
+    ranges.push_back({w.data, bytes});
+  };
+  for (const LayerWeights& L : layers_)
+    for (const kernels::PackedMatrix* w : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) add(*w);
+  add(output_);
+  ranges.push_back({token_embd_.data, static_cast<size_t>(token_embd_.rows) * token_embd_.row_bytes});
+  return ::wafer::lock_in_ram(ranges);
+}
+
+void Model::embed(int32_t token, float* out) const {
+  const uint8_t* row = token_embd_.data + static_cast<size_t>(token) * token_embd_.row_bytes;
+  quant::dequantize_row(token_embd_.type, row, out, token_embd_.cols);
+}
+
+}  // namespace wafer

@@ -1,0 +1,69 @@
+// A loaded model: the GGUF file (mapped), its hyper-parameters, and every weight bound to
+// its role with shape and type checked against the architecture's weight table (arch.h).
+// Matrices are packed for a kernel backend once here; vectors (norm weights, biases) are
+// read as floats. Loading never aborts: a missing tensor, a wrong shape or an unsupported
+// type is an error that names the tensor.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "engine/gguf/gguf.h"
+#include "engine/kernels/kernels.h"
+#include "engine/model/model_config.h"
+#include "engine/base/result.h"
+
+namespace wafer {
+
+struct LayerWeights {
+  std::vector<float> attn_norm;                // (n_embd)
+  kernels::PackedMatrix wq;                    // (n_head * head_dim_k, n_embd)
+  kernels::PackedMatrix wk;                    // (n_head_kv * head_dim_k, n_embd)
+  kernels::PackedMatrix wv;                    // (n_head_kv * head_dim_v, n_embd)
+  std::vector<float> bq, bk, bv;               // biases (qwen2) or empty
+  kernels::PackedMatrix wo;                    // (n_embd, n_head * head_dim_v)
+  std::vector<float> ffn_norm;                 // (n_embd)
+  kernels::PackedMatrix w_gate;                // (n_ff, n_embd)
+  kernels::PackedMatrix w_up;                  // (n_ff, n_embd)
+  kernels::PackedMatrix w_down;                // (n_embd, n_ff)
+};
+
+class Model {
+ public:
+  // Opens and binds a GGUF file. Errors start with the path.
+  static Result<std::unique_ptr<Model>> load(const std::filesystem::path& path,
+                                             const kernels::Backend& backend = kernels::default_backend());
+  // Binds an already open file (tests build files in memory).
+  static Result<std::unique_ptr<Model>> bind(GgufFile file,
+                                             const kernels::Backend& backend = kernels::default_backend());
+
+  const ModelConfig& config() const { return config_; }
+  const GgufFile& file() const { return file_; }
+  const kernels::Backend& backend() const { return *backend_; }
+
+  // Token embedding lookup (ggml get_rows): row `token` of token_embd, dequantized.
+  // `token` must be in [0, n_vocab).
+  void embed(int32_t token, float* out) const;
+
+  // Locks into RAM (mlock) the bytes a forward pass reads: every weight matrix as its
+  // kernel reads it and the token embedding rows. Returns the bytes locked, or why not.
+  Result<uint64_t> lock_in_ram() const;
+
+  const std::vector<LayerWeights>& layers() const { return layers_; }
+  const std::vector<float>& output_norm() const { return output_norm_; }
+  const kernels::PackedMatrix& output() const { return output_; }  // (n_vocab, n_embd)
+
+ private:
+  explicit Model(GgufFile file) : file_(std::move(file)) {}
+
+  GgufFile file_;
+  ModelConfig config_;
+  const kernels::Backend* backend_ = nullptr;
+  kernels::MatrixView token_embd_;
+  std::vector<float> output_norm_;
+  kernels::PackedMatrix output_;
+  std::vector<LayerWeights> layers_;
+};
+
+}  // namespace wafer

@@ -1,0 +1,202 @@
+#include "server/benchtool/bench_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "server/daemon/stats.h"
+
+namespace wafer::bench {
+namespace {
+
+using json = nlohmann::json;
+
+double round3(double v) { return std::round(v * 1000) / 1000; }
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string ms(double v) { return fmt("%.1f", v); }
+
+}  // namespace
+
+Percentiles percentiles(std::vector<double> values) {
+  Percentiles p;
+  p.count = values.size();
+  if (values.empty()) return p;
+  p.p50 = nearest_rank(values, 0.5);
+  p.p90 = nearest_rank(values, 0.9);
+  p.p99 = nearest_rank(values, 0.99);
+  double sum = 0;
+  for (double v : values) sum += v;
+  p.mean = sum / static_cast<double>(values.size());
+  p.max = *std::max_element(values.begin(), values.end());
+  return p;
+}
+
+Summary summarize(const std::vector<RequestRecord>& records, int keystrokes, double duration_ms) {
+  Summary s;
+  s.keystrokes = keystrokes;
+  s.requests = static_cast<int>(records.size());
+  s.duration_ms = duration_ms;
+  std::vector<double> first, final_, reused, prefilled, generated;
+  int judged = 0, answered = 0;
+  double accepted_chars = 0, matched_chars = 0;
+  for (const RequestRecord& r : records) {
+    ++s.outcomes[r.outcome];
+    const bool answer = r.outcome == "shown" || r.outcome == "empty";
+    if (!answer) continue;
+    ++answered;
+    ++s.served_by[r.served_by];
+    final_.push_back(r.final_ms);
+    if (r.first_text_ms >= 0) first.push_back(r.first_text_ms);
+    if (r.tokens_reused >= 0) reused.push_back(r.tokens_reused);
+    if (r.tokens_prefilled >= 0) prefilled.push_back(r.tokens_prefilled);
+    if (r.tokens_generated >= 0) generated.push_back(r.tokens_generated);
+    if (r.outcome != "shown") continue;
+    ++s.shown;
+    if (r.taken) ++s.taken;
+    if (!r.truth_known) continue;
+    ++judged;
+    matched_chars += r.matched_chars;
+    if (r.accepted) {
+      ++s.accepted;
+      accepted_chars += static_cast<double>(r.text.size());
+    }
+  }
+  s.first_text_ms = percentiles(first);
+  s.final_ms = percentiles(final_);
+  s.tokens_reused = percentiles(reused);
+  s.tokens_prefilled = percentiles(prefilled);
+  s.tokens_generated = percentiles(generated);
+  if (judged) {
+    s.acceptance_rate = static_cast<double>(s.accepted) / judged;
+    s.matched_chars_per_suggestion = matched_chars / judged;
+  }
+  if (s.accepted) s.accepted_chars_per_suggestion = accepted_chars / s.accepted;
+  if (duration_ms > 0) s.requests_per_s = answered * 1000.0 / duration_ms;
+  return s;
+}
+
+json to_json(const Percentiles& p) {
+  return {{"count", p.count}, {"p50", round3(p.p50)}, {"p90", round3(p.p90)}, {"p99", round3(p.p99)},
+          {"mean", round3(p.mean)}, {"max", round3(p.max)}};
+}
+
+json to_json(const Summary& s) {
+  json j = {{"keystrokes", s.keystrokes},
+            {"requests", s.requests},
+            {"duration_ms", round3(s.duration_ms)},
+            {"first_text_ms", to_json(s.first_text_ms)},
+            {"final_ms", to_json(s.final_ms)},
+            {"outcomes", s.outcomes},
+            {"served_by", s.served_by},
+            {"shown", s.shown},
+            {"accepted", s.accepted},
+            {"taken", s.taken},
+            {"acceptance_rate", round3(s.acceptance_rate)},
+            {"accepted_chars_per_suggestion", round3(s.accepted_chars_per_suggestion)},
+            {"matched_chars_per_suggestion", round3(s.matched_chars_per_suggestion)},
+            {"requests_per_s", round3(s.requests_per_s)}};
+  if (s.tokens_generated.count) {
+    j["tokens_reused"] = to_json(s.tokens_reused);
+    j["tokens_prefilled"] = to_json(s.tokens_prefilled);
+    j["tokens_generated"] = to_json(s.tokens_generated);
+  }
+  return j;
+}
+
+json to_json(const RequestRecord& r) {
+  json j = {{"id", r.id},
+            {"step", r.step},
+            {"trigger", r.trigger},
+            {"at_ms", round3(r.at_ms)},
+            {"first_text_ms", r.first_text_ms < 0 ? json(nullptr) : json(round3(r.first_text_ms))},
+            {"final_ms", r.final_ms < 0 ? json(nullptr) : json(round3(r.final_ms))},
+            {"outcome", r.outcome},
+            {"cancel_sent", r.cancel_sent},
+            {"text", r.text},
+            {"truth_known", r.truth_known},
+            {"matched_chars", r.matched_chars},
+            {"accepted", r.accepted},
+            {"taken", r.taken},
+            {"served_by", r.served_by}};
+  if (r.error_code) j["error"] = {{"code", r.error_code}, {"message", r.error}};
+  if (r.tokens_reused >= 0) j["tokens_reused"] = r.tokens_reused;
+  if (r.tokens_prefilled >= 0) j["tokens_prefilled"] = r.tokens_prefilled;
+  if (r.tokens_generated >= 0) j["tokens_generated"] = r.tokens_generated;
+  return j;
+}
+
+json to_json(const RunReport& r) {
+  json requests = json::array();
+  for (const RequestRecord& q : r.requests) requests.push_back(to_json(q));
+  return {{"target", r.target},           {"summary", to_json(r.summary)}, {"server_stats", r.server_stats},
+          {"server_errors", r.server_errors}, {"requests", requests}};
+}
+
+std::string format_summary(const RunReport& r) {
+  const Summary& s = r.summary;
+  std::string out = "target: " + r.target + "\n";
+  out += std::to_string(s.keystrokes) + " keystrokes, " + std::to_string(s.requests) + " requests in " +
+         fmt("%.1f", s.duration_ms / 1000) + " s (" + fmt("%.1f", s.requests_per_s) + " answers/s)\n";
+  auto row = [&](const char* name, const Percentiles& p) {
+    out += std::string(name) + "  p50 " + ms(p.p50) + "  p90 " + ms(p.p90) + "  p99 " + ms(p.p99) + "  max " +
+           ms(p.max) + " ms  (n=" + std::to_string(p.count) + ")\n";
+  };
+  row("keystroke -> first text:", s.first_text_ms);
+  row("keystroke -> final:     ", s.final_ms);
+  out += "outcomes:";
+  for (const auto& [k, v] : s.outcomes) out += " " + k + " " + std::to_string(v);
+  out += "\nserved by:";
+  for (const auto& [k, v] : s.served_by) out += " " + k + " " + std::to_string(v);
+  out += "\n";
+  if (s.tokens_generated.count)
+    out += "tokens per answer (p50): reused " + fmt("%.0f", s.tokens_reused.p50) + ", prefilled " +
+           fmt("%.0f", s.tokens_prefilled.p50) + ", generated " + fmt("%.0f", s.tokens_generated.p50) + "\n";
+  out += "acceptance: " + std::to_string(s.accepted) + " of " + std::to_string(s.shown) + " shown suggestions (" +
+         fmt("%.1f", 100 * s.acceptance_rate) + " %), " + fmt("%.1f", s.accepted_chars_per_suggestion) +
+         " chars per accepted suggestion, " + fmt("%.1f", s.matched_chars_per_suggestion) +
+         " matching chars per shown suggestion; Tab pressed " + std::to_string(s.taken) + " times\n";
+  for (const std::string& e : r.server_errors) out += "server error: " + e + "\n";
+  return out;
+}
+
+std::string format_comparison(const std::vector<RunReport>& runs) {
+  if (runs.empty()) return "";
+  std::string out;
+  auto cell = [](std::string s) {
+    if (s.size() < 22) s.resize(22, ' ');
+    return s;
+  };
+  out += cell("");
+  for (size_t i = 0; i < runs.size(); ++i) out += cell("[" + std::to_string(i + 1) + "]");
+  out += "\n";
+  auto line = [&](const char* name, auto get, bool ratio) {
+    out += cell(name);
+    const double base = get(runs[0].summary);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      double v = get(runs[i].summary);
+      std::string c = fmt("%.1f", v);
+      if (ratio && i > 0 && base > 0) c += " (" + fmt("%.2fx", v / base) + ")";
+      out += cell(c);
+    }
+    out += "\n";
+  };
+  line("first text p50 ms", [](const Summary& s) { return s.first_text_ms.p50; }, true);
+  line("first text p90 ms", [](const Summary& s) { return s.first_text_ms.p90; }, true);
+  line("first text p99 ms", [](const Summary& s) { return s.first_text_ms.p99; }, true);
+  line("final p50 ms", [](const Summary& s) { return s.final_ms.p50; }, true);
+  line("final p90 ms", [](const Summary& s) { return s.final_ms.p90; }, true);
+  line("final p99 ms", [](const Summary& s) { return s.final_ms.p99; }, true);
+  line("answers/s", [](const Summary& s) { return s.requests_per_s; }, true);
+  line("acceptance %", [](const Summary& s) { return 100 * s.acceptance_rate; }, false);
+  line("chars/accepted", [](const Summary& s) { return s.accepted_chars_per_suggestion; }, false);
+  for (size_t i = 0; i < runs.size(); ++i) out += "[" + std::to_string(i + 1) + "] " + runs[i].target + "\n";
+  return out;
+}
+
+}  // namespace wafer::bench

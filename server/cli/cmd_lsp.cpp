@@ -1,0 +1,94 @@
+// `wafer lsp`: the Language Server Protocol daemon on stdio (default) or one loopback TCP
+// connection (--listen). Exit code 0 after shutdown + exit, 1 when exit (or the end of
+// input) comes without shutdown, as the LSP specification says; 2 for usage errors.
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+#include <uv.h>
+
+#include "server/cli/commands.h"
+#include "server/daemon/log.h"
+#include "server/daemon/lsp_server.h"
+#include "server/lsp/transport.h"
+
+namespace wafer {
+
+int run_lsp(const Options& options) {
+  if (!options.positional.empty()) {
+    std::fprintf(stderr, "wafer lsp: unexpected argument '%s' (try 'wafer lsp --help')\n", options.positional[0].c_str());
+    return kExitUsage;
+  }
+  // A client that goes away must not kill us with SIGPIPE on the next write.
+  std::signal(SIGPIPE, SIG_IGN);
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  Logger log(options.log_file);
+
+  std::unique_ptr<Transport> transport;
+  if (options.listen.empty()) {
+    transport = make_stdio_transport(&loop);
+  } else {
+    Result<ListenAddress> address = parse_listen_address(options.listen);
+    if (!address) {
+      std::fprintf(stderr, "wafer lsp: %s\n", address.error().message.c_str());
+      return kExitUsage;
+    }
+    auto t = make_tcp_transport(&loop, *address, options.allow_remote, [&](int port) {
+      // Editors and tests read the port from this line (useful with port 0).
+      std::fprintf(stderr, "wafer lsp: listening on %s:%d\n", address->host.c_str(), port);
+      std::fflush(stderr);
+    });
+    if (!t) {
+      std::fprintf(stderr, "wafer lsp: %s\n", t.error().message.c_str());
+      return kExitFailure;
+    }
+    transport = std::move(*t);
+  }
+
+  int exit_code = kExitFailure;
+  std::unique_ptr<LspServer> server;
+  bool stopping = false;
+  auto stop = [&](int code) {
+    if (stopping) return;
+    stopping = true;
+    exit_code = code;
+    server->close();
+    transport->close();
+  };
+  LspServer::Hooks hooks;
+  hooks.send = [&](std::string body) { transport->send(std::move(body)); };
+  hooks.exit = stop;
+  server = std::make_unique<LspServer>(&loop, options, std::move(hooks), log);
+
+  // SIGTERM / SIGINT: stop like an exit without shutdown.
+  uv_signal_t sigterm, sigint;
+  uv_signal_init(&loop, &sigterm);
+  uv_signal_init(&loop, &sigint);
+  sigterm.data = sigint.data = &stop;
+  auto on_signal = [](uv_signal_t* h, int signum) {
+    (*static_cast<decltype(stop)*>(h->data))(128 + signum);
+  };
+  uv_signal_start(&sigterm, on_signal, SIGTERM);
+  uv_signal_start(&sigint, on_signal, SIGINT);
+  uv_unref(reinterpret_cast<uv_handle_t*>(&sigterm));
+  uv_unref(reinterpret_cast<uv_handle_t*>(&sigint));
+
+  Transport::Handler handler;
+  handler.message = [&](std::string_view body) { server->receive(body); };
+  handler.framing_error = [&](const std::string& e) { server->framing_error(e); };
+  handler.closed = [&](bool mid, const std::string& detail) { server->input_closed(mid, detail); };
+  if (Status st = transport->start(std::move(handler)); !st) {
+    std::fprintf(stderr, "wafer lsp: %s\n", st.error().message.c_str());
+    return kExitFailure;
+  }
+  uv_run(&loop, UV_RUN_DEFAULT);
+  server.reset();
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigterm), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigint), nullptr);
+  uv_run(&loop, UV_RUN_DEFAULT);  // finish closing handles
+  uv_loop_close(&loop);
+  return exit_code;
+}
+
+}  // namespace wafer

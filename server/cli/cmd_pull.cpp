@@ -1,0 +1,150 @@
+// `wafer pull NAME|URL [--sha256 HEX] [--cache-dir DIR]`: downloads a GGUF model into the
+// cache directory and prints its path on stdout (so `--model "$(wafer pull NAME)"` works).
+// `wafer pull --list` prints the catalogue of short names.
+//
+// The bytes land in FILE.part (resumed on the next run if the transfer breaks), are checked
+// (size and SHA-256 when known, and a full GGUF header parse) and only then renamed to FILE,
+// so the cache never holds a half-written or corrupt model under its final name.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "engine/gguf/gguf.h"
+#include "server/cli/commands.h"
+#include "server/pull/http_download.h"
+#include "server/pull/model_catalog.h"
+#include "server/pull/sha256.h"
+
+namespace wafer {
+namespace {
+
+namespace fs = std::filesystem;
+
+double mib(uint64_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
+
+void print_catalog() {
+  std::printf("%-20s %10s  %-32s %s\n", "NAME", "SIZE", "LICENSE", "NOTE");
+  for (const CatalogModel& m : model_catalog())
+    std::printf("%-20.*s %7.0f MiB  %-32.*s %.*s\n", int(m.name.size()), m.name.data(), mib(m.size),
+                int(m.license.size()), m.license.data(), int(m.note.size()), m.note.data());
+}
+
+// Progress on stderr: redrawn in place on a terminal, else one line per 10 % (or 64 MiB).
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string file) : file_(std::move(file)), tty_(isatty(2)) {}
+
+  void update(uint64_t have, uint64_t total) {
+    if (have == 0) return;  // nothing to show before the first bytes arrive
+    const auto now = std::chrono::steady_clock::now();
+    if (!started_) {
+      started_ = true;
+      t0_ = now;
+      have0_ = have;
+    }
+    const uint64_t step = total ? total / 10 : 64ull << 20;
+    const bool due = tty_ ? now - last_ > std::chrono::milliseconds(200) || have == total
+                          : step && have / step != last_step_;
+    if (!due) return;
+    last_ = now;
+    last_step_ = step ? have / step : 0;
+    const double secs = std::chrono::duration<double>(now - t0_).count();
+    const double rate = secs > 0 ? mib(have - have0_) / secs : 0;
+    char line[160];
+    if (total)
+      std::snprintf(line, sizeof line, "%s  %.1f / %.1f MiB  %3d%%  %.1f MiB/s", file_.c_str(), mib(have),
+                    mib(total), int(100 * have / total), rate);
+    else
+      std::snprintf(line, sizeof line, "%s  %.1f MiB  %.1f MiB/s", file_.c_str(), mib(have), rate);
+    std::fprintf(stderr, tty_ ? "\r%s\033[K" : "%s\n", line);
+    drawn_ = true;
+  }
+
+  void finish() {
+    if (tty_ && drawn_) std::fputc('\n', stderr);
+    drawn_ = false;
+  }
+
+ private:
+  std::string file_;
+  bool tty_;
+  bool started_ = false, drawn_ = false;
+  std::chrono::steady_clock::time_point t0_, last_;
+  uint64_t have0_ = 0, last_step_ = ~0ull;
+};
+
+// Size (when known), GGUF structure and SHA-256 (when known) of a downloaded file.
+Status verify(const fs::path& path, const PullTarget& t) {
+  std::error_code ec;
+  const uint64_t size = fs::file_size(path, ec);
+  if (ec) return make_error(path.string() + ": " + ec.message());
+  if (t.size && size != t.size)
+    return make_error("size is " + std::to_string(size) + " bytes, expected " + std::to_string(t.size));
+  if (auto gguf = GgufFile::open(path); !gguf) return make_error("not a usable GGUF model: " + gguf.error().message);
+  if (!t.sha256.empty()) {
+    auto digest = sha256_file(path);
+    if (!digest) return digest.error();
+    if (*digest != t.sha256) return make_error("sha256 mismatch: got " + *digest + ", expected " + t.sha256);
+  }
+  return {};
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "wafer pull: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+}  // namespace
+
+int run_pull(const Options& o) {
+  if (o.list) {
+    print_catalog();
+    return kExitOk;
+  }
+  if (o.positional.size() != 1) {
+    std::fprintf(stderr, "wafer pull: expected one NAME or URL (try 'wafer pull --list' or 'wafer pull --help')\n");
+    return kExitUsage;
+  }
+  auto target = resolve_pull_target(o.positional[0], o.sha256);
+  if (!target) {
+    std::fprintf(stderr, "wafer pull: %s\n", target.error().message.c_str());
+    return kExitUsage;
+  }
+  auto dir = model_cache_dir(o.cache_dir);
+  if (!dir) return fail(dir.error().message);
+  std::error_code ec;
+  fs::create_directories(*dir, ec);
+  if (ec) return fail(dir->string() + ": " + ec.message());
+
+  const fs::path final_path = *dir / target->file;
+  if (fs::exists(final_path)) {
+    if (Status s = verify(final_path, *target); !s)
+      return fail(final_path.string() + " exists but " + s.error().message + "; delete it and pull again");
+    std::fprintf(stderr, "wafer pull: %s is already downloaded\n", target->file.c_str());
+    std::printf("%s\n", final_path.c_str());
+    return kExitOk;
+  }
+
+  const fs::path part = final_path.string() + ".part";
+  std::fprintf(stderr, "wafer pull: %s -> %s\n", target->url.c_str(), part.c_str());
+  ProgressLine line(target->file);
+  Status got = http_download(target->url, part, [&](uint64_t have, uint64_t total) {
+    line.update(have, total ? total : target->size);
+  });
+  line.finish();
+  if (!got) return fail(got.error().message + (fs::exists(part) ? " (run again to resume)" : ""));
+
+  if (Status s = verify(part, *target); !s) {
+    fs::remove(part, ec);  // a complete but wrong file cannot be repaired by resuming
+    return fail(target->file + ": " + s.error().message + "; the download was deleted");
+  }
+  fs::rename(part, final_path, ec);
+  if (ec) return fail(final_path.string() + ": " + ec.message());
+  std::fprintf(stderr, "wafer pull: saved %s%s\n", final_path.c_str(),
+               target->sha256.empty() ? " (no checksum known: only the GGUF structure was checked)" : " (sha256 verified)");
+  std::printf("%s\n", final_path.c_str());
+  return kExitOk;
+}
+
+}  // namespace wafer

@@ -1,0 +1,4 @@
+// Entry point of the `wafer` binary.
+#include "server/cli/run.h"
+
+int main(int argc, char** argv) { return wafer::run_wafer(argc, argv); }

@@ -1,0 +1,297 @@
+// LspServer's completion requests: textDocument/inlineCompletion and the
+// textDocument/completion fallback, from the cursor to a scheduled engine job and back.
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "server/daemon/completion.h"
+#include "server/daemon/completion_state.h"
+#include "server/prompt/context.h"
+#include "server/prompt/filters.h"
+#include "server/daemon/lsp_server.h"
+#include "server/prompt/prompt_paths.h"
+#include "server/daemon/settings.h"
+#include "server/prompt/stop_rules.h"
+
+namespace wafer {
+
+using json = nlohmann::json;
+using jsonrpc::Reply;
+
+namespace {
+
+json empty_result(bool inline_kind) {
+  return inline_kind ? json(lsp::InlineCompletionList{}) : json(lsp::CompletionList{});
+}
+
+json make_result(bool inline_kind, const std::string& text, const lsp::Position& cursor) {
+  return inline_kind ? json(inline_completion_result(text, cursor)) : json(completion_result(text, cursor));
+}
+
+// Languages whose definitions are useful to each other.
+bool related_languages(std::string_view a, std::string_view b) {
+  auto group = [](std::string_view l) -> std::string_view {
+    if (l == "c" || l == "cpp") return "c";
+    if (l == "javascript" || l == "typescript" || l == "tsx") return "js";
+    return l;
+  };
+  return group(a) == group(b);
+}
+
+}  // namespace
+
+void LspServer::on_completion_feedback(const json& params, bool partial_accept) {
+  if (!partial_accept) {
+    stats_.count("shown");
+    return;
+  }
+  stats_.count("partially_accepted");
+  // acceptedLength: how much of the item the user took (accept word / accept line).
+  if (params.is_object()) {
+    auto it = params.find("acceptedLength");
+    if (it != params.end() && it->is_number_unsigned()) stats_.count("accepted_length", it->get<uint64_t>());
+  }
+}
+
+const std::vector<Definition>& LspServer::definitions(const std::string& uri, const Workspace::View& view) {
+  Definitions& d = definitions_[uri];
+  if (d.version != view.snapshot->version) {
+    d.version = view.snapshot->version;
+    d.list.clear();
+    if (const grammars::LanguageRules* rules = view.language ? grammars::language_rules(view.language->name) : nullptr)
+      d.list = find_definitions(*view.snapshot, view.tree.get(), *rules);
+  }
+  return d.list;
+}
+
+std::vector<ContextFile> LspServer::extra_context(const std::string& uri, const Workspace::View& view,
+                                                  size_t window_begin, size_t window_end,
+                                                  std::string_view window_without_cursor_line, int budget_tokens) {
+  if (budget_tokens <= 0 || !view.language) return {};
+  // Names used in the window's complete lines: stable while the user types on one line.
+  const std::vector<std::string> referenced = identifiers_in(window_without_cursor_line);
+  std::vector<ExtraSource> sources;
+  for (const std::string& other : workspace_.uris()) {  // sorted: a stable order
+    if (other == uri) continue;
+    std::optional<Workspace::View> v = workspace_.get(other);
+    if (!v || !v->language || !related_languages(v->language->name, view.language->name)) continue;
+    sources.push_back({prompt_path(root_uri_, other), &definitions(other, *v), 0, 0, false});
+  }
+  // The same document beyond the window (nothing to add when the window holds it all).
+  if (window_begin > 0 || window_end < view.snapshot->text.size())
+    sources.push_back({prompt_path(root_uri_, uri), &definitions(uri, view), window_begin, window_end, true});
+  return build_extra_context(referenced, sources, budget_tokens);
+}
+
+FimContext LspServer::completion_context(const std::string& uri, const Workspace::View& view, size_t offset,
+                                         FimWindow& window) {
+  window = fim_window(options_);
+  int extra_tokens = options_.extra_tokens;
+  if (const ModelInfo* model = scheduler_->model_info()) {
+    fit_to_context(window, extra_tokens, model->context_length, options_.max_tokens);
+    if (model->copy_strength > 0) window.copy_bytes = kCopyBytes;
+  }
+  const grammars::LanguageRules* rules = view.language ? grammars::language_rules(view.language->name) : nullptr;
+  FimContext ctx = build_context(*view.snapshot, view.tree.get(), rules, offset, window);
+  const std::string& pre = ctx.request.prefix;
+  std::string window_text =
+      pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
+  ctx.request.extra = extra_context(uri, view, ctx.prefix_begin, ctx.suffix_end, window_text, extra_tokens);
+  if (!ctx.request.extra.empty()) stats_.count("extra_context");
+  ctx.request.file_path = prompt_path(root_uri_, uri);
+  ctx.request.repo_name = repo_name_of(root_uri_);
+  if (rules) ctx.request.line_comment = std::string(rules->line_comment);
+  ctx.request.max_tokens = options_.max_tokens;
+  return ctx;
+}
+
+void LspServer::on_completion(const json& params, Reply reply, bool inline_kind) {
+  using Clock = std::chrono::steady_clock;
+  auto t0 = Clock::now();
+  auto p = lsp::parse_params<lsp::CompletionParams>(params);
+  stats_.count(inline_kind ? "inline_requests" : "completion_requests");
+  const std::string& uri = p.text_document.uri;
+  std::optional<Workspace::View> view = workspace_.get(uri);
+  if (!view) throw jsonrpc::InvalidParams("textDocument.uri: the document is not open: " + uri);
+  Result<size_t> offset = offset_at(*view->snapshot, p.position, encoding_);
+  if (!offset) throw jsonrpc::InvalidParams("position: " + offset.error().message);
+  const char* refused = nullptr;
+  if (view->out_of_sync) refused = "refused_out_of_sync";
+  else if (!language_enabled(options_, view->snapshot->language_id)) refused = "refused_language";
+  else if (!scheduler_->model_info() && !model_loading_) refused = "refused_no_model";
+  if (refused) {
+    stats_.count(refused);
+    reply.result(empty_result(inline_kind));
+    return;
+  }
+
+  // The cursor as the client should see it in results (a character past the line end
+  // was clamped to the line end).
+  lsp::Position cursor = position_at(*view->snapshot, *offset, encoding_);
+  int64_t version = view->snapshot->version;
+  const std::shared_ptr<const Snapshot> snapshot = view->snapshot;
+  const std::string_view before = std::string_view(snapshot->text).substr(0, *offset);
+  const std::string_view after = std::string_view(snapshot->text).substr(*offset);
+
+  // Alternatives for an invoked request (remote backends decode greedily whatever they are
+  // asked, so theirs would repeat); such a request skips typing-through, which has one.
+  const bool alternatives = p.trigger_kind == lsp::kTriggerInvoked && inline_kind && options_.alternatives > 1 &&
+                            scheduler_->provider() == Scheduler::Provider::kLocalEngine;
+  // Typing-through: the user typed the head of the last suggestion; no debounce, no engine.
+  // Past its end, the continuation decoded ahead of the cursor answers (lsp_ahead.cpp).
+  std::optional<std::string> rest;
+  bool ahead = false;
+  if (!alternatives) rest = typing_.lookup(uri, before, after, &ahead);
+  if (rest) {
+    scheduler_->supersede(uri);
+    json result = make_result(inline_kind, *rest, cursor);
+    if (inline_kind) result["wafer"] = {{"served_by", ahead ? "ahead" : "typing"}};
+    reply.result(result);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    stats_.count(ahead ? "ahead_hits" : "typing_through");
+    stats_.record(ahead ? "ahead_answer_ms" : "typing_through_ms", ms);
+    return;
+  }
+  Scheduler::Job job;
+  job.key = uri;
+  job.debounce_ms = 0;
+  if (p.trigger_kind != lsp::kTriggerInvoked) {
+    // Debounce from the last keystroke, not from the request.
+    double since_edit = 1e9;
+    if (auto e = last_edit_.find(uri); e != last_edit_.end())
+      since_edit = std::chrono::duration<double, std::milli>(t0 - e->second).count();
+    job.debounce_ms = std::max(0, options_.debounce_ms - static_cast<int>(since_edit));
+  }
+  FimWindow window;
+  FimContext ctx = completion_context(uri, *view, *offset, window);
+  const Mode mode = decide_mode(ctx.facts);
+  auto st = std::make_shared<CompletionState>();
+  st->uri = uri;
+  st->version = version;
+  st->cursor = cursor;
+  st->inline_kind = inline_kind;
+  st->alternatives = alternatives;
+  st->t0 = t0;
+  st->snapshot = snapshot;
+  st->offset = *offset;
+  st->language = view->language;
+  st->tree = view->tree;
+  st->facts = std::make_shared<const CursorFacts>(std::move(ctx.facts));
+  st->mode = mode;
+  st->window = window;
+  // "engine", "llama-server" or "openai": reported with the answer and in the statistics.
+  st->provider = scheduler_->provider();
+  st->served_by = scheduler_->served_by();
+  job.request = std::move(ctx.request);
+  // Runs on the engine thread: reads only the immutable facts.
+  job.request.should_stop = [facts = st->facts, mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
+  stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
+  if (alternatives || options_.ahead_tokens > 0) st->request = job.request;
+  std::optional<CompletionRequest> early;  // submitted after the job (whose submit ends older background work)
+  if (job.debounce_ms > 0 && options_.early_prefill) early = job.request;
+  job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
+  // Streaming (a wafer extension for inlineCompletion, which has no standard partial
+  // results): each $/progress value is the whole suggestion so far; the final reply
+  // carries the complete result as usual.
+  if (inline_kind && !p.partial_result_token.is_null()) {
+    job.on_text = [this, token = p.partial_result_token, cursor, facts = st->facts, mode](const std::string&,
+                                                                                            const std::string& so_far) {
+      endpoint_.notify("$/progress",
+                       {{"token", token}, {"value", inline_completion_result(postprocess(so_far, *facts, mode).text, cursor)}});
+    };
+  }
+  st->reply = std::make_shared<Reply>(std::move(reply));
+  job.on_done = [this, st](Scheduler::JobResult r) { on_greedy_done(st, std::move(r)); };
+  st->current_job = scheduler_->submit(std::move(job));
+  st->reply->on_cancel([this, st] { scheduler_->cancel(st->current_job); });
+  if (early) prefill_early(uri, *early, version);
+}
+
+void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Scheduler::JobResult r) {
+  using Clock = std::chrono::steady_clock;
+  const bool inline_kind = st->inline_kind;
+  const std::string& served_by = st->served_by;
+  const bool local = st->provider == Scheduler::Provider::kLocalEngine;
+  auto total = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - st->t0).count(); };
+  if (model_file_lost()) {  // the answer was computed from zeroed weights
+    st->reply->result(empty_result(inline_kind));
+    return;
+  }
+  stats_.record("debounce_ms", r.debounce_ms);
+  if (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kError) {
+    stats_.record("queue_ms", r.queue_ms);
+    stats_.record("engine_ms", r.engine_ms);
+    if (r.timings.first_token_ms > 0) stats_.record("engine_first_token_ms", r.timings.first_token_ms);
+    if (local) {  // sums: divided by outcome_done + outcome_error, the mean per request
+      stats_.count("prefilled_tokens", static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
+      stats_.count("reused_tokens", static_cast<uint64_t>(std::max(0, r.timings.tokens_reused)));
+    }
+    if (!local) {  // the same stages, labelled with the remote backend
+      stats_.record(served_by + "_ms", r.engine_ms);
+      if (r.timings.first_token_ms > 0) stats_.record(served_by + "_first_token_ms", r.timings.first_token_ms);
+    }
+  }
+  if (r.first_text_ms >= 0) stats_.record("first_text_ms", r.first_text_ms);
+  stats_.count(std::string("outcome_") + to_string(r.outcome));
+  switch (r.outcome) {
+    case Scheduler::Outcome::kDone: {
+      // An edit that arrived while the engine ran is a content change in the server's
+      // ordinary message stream, for which LSP 3.18 says not to answer ContentModified:
+      // the result for the older text is returned (positions as the request gave them);
+      // the client judges whether it is still useful, or cancels.
+      if (workspace_.version(st->uri) != st->version) stats_.count("answered_after_edit");
+      Postprocessed pp = postprocess(r.text, *st->facts, st->mode);
+      for (const std::string& name : pp.fired) stats_.count("filter_" + name);
+      if (pp.text.empty() && !r.text.empty()) stats_.count("filtered_to_nothing");
+      const std::string_view text(st->snapshot->text);
+      typing_.remember(st->uri, text.substr(0, st->offset), text.substr(st->offset), pp.text);
+      st->result = make_result(inline_kind, pp.text, st->cursor);
+      // A wafer extension (clients ignore unknown fields): what this answer cost, for
+      // `wafer bench` and editors' status lines.
+      if (inline_kind)
+        st->result["wafer"] = {{"served_by", served_by},
+                               {"tokens_reused", r.timings.tokens_reused},
+                               {"tokens_prefilled", r.timings.tokens_prefilled},
+                               {"tokens_generated", r.timings.tokens_generated},
+                               {"engine_ms", r.engine_ms},
+                               {"debounce_ms", r.debounce_ms}};
+      stats_.count("served_by_" + served_by);
+      stats_.record("total_ms", total());
+      stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);
+      st->shown = pp.text;
+      st->suggestions.add(pp.text);
+      if (st->alternatives) {
+        run_alternative(st, 1);  // replies when the last one is done
+      } else {
+        st->reply->result(st->result);
+        start_ahead(st);
+      }
+      break;
+    }
+    case Scheduler::Outcome::kError:
+      // A remote backend's problems reach the editor once, through its health report.
+      if (local) log_.error("completion failed: " + r.error);
+      else log_.debug("completion failed: " + r.error);
+      st->reply->result(empty_result(inline_kind));
+      break;
+    case Scheduler::Outcome::kNoEngine:
+      st->reply->result(empty_result(inline_kind));
+      break;
+    case Scheduler::Outcome::kCancelled:
+      st->reply->error({jsonrpc::kRequestCancelled, "request cancelled"});
+      break;
+    case Scheduler::Outcome::kSuperseded:
+      st->reply->error({jsonrpc::kRequestCancelled, "request cancelled: a newer completion request for the document replaced it"});
+      break;
+    case Scheduler::Outcome::kStale:
+      // The document changed during the debounce: the work is dropped (never queued
+      // behind newer edits), and the request gets "no suggestion" rather than the
+      // ContentModified error LSP reserves for changes outside the message stream.
+      st->reply->result(empty_result(inline_kind));
+      break;
+  }
+  trace("completion " + st->uri + ": " + to_string(r.outcome) + ", " + std::to_string(r.text.size()) + " bytes, debounce " +
+        std::to_string(r.debounce_ms) + " ms, engine " + std::to_string(r.engine_ms) + " ms");
+}
+
+}  // namespace wafer

@@ -1,0 +1,150 @@
+// The LSP protocol layer of the daemon: lifecycle (initialize / initialized / shutdown /
+// exit), capability negotiation (position encoding utf-8 when offered, else utf-16;
+// incremental sync; inline completion and completion providers), settings, model loading
+// with work-done progress, documents, completion requests through the scheduler, and
+// `wafer/stats`. It speaks JSON bodies; framing and I/O are the transport's job, so tests
+// drive it with strings.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <uv.h>
+
+#include "server/lsp/jsonrpc.h"
+#include "server/daemon/log.h"
+#include "server/config/options.h"
+#include "server/lsp/protocol.h"
+#include "server/daemon/scheduler.h"
+#include "server/prompt/context.h"
+#include "server/prompt/extra_context.h"
+#include "server/daemon/stats.h"
+#include "server/prompt/typing_cache.h"
+#include "server/prompt/workspace.h"
+
+namespace wafer {
+
+struct CompletionState;
+
+class LspServer {
+ public:
+  struct Hooks {
+    std::function<void(std::string body)> send;  // one JSON message to the client
+    std::function<void(int exit_code)> exit;     // the daemon should stop with this code
+  };
+
+  LspServer(uv_loop_t* loop, Options options, Hooks hooks, Logger& log);
+  ~LspServer();
+  LspServer(const LspServer&) = delete;
+  LspServer& operator=(const LspServer&) = delete;
+
+  // Input from the transport.
+  void receive(std::string_view body) { endpoint_.receive(body); }
+  void framing_error(const std::string& message) { endpoint_.framing_error(message); }
+  // End of input: exits with 0 after shutdown, else 1 (as for `exit` without shutdown).
+  void input_closed(bool mid_message, const std::string& detail);
+
+  // Stops the scheduler (cancelling jobs) and closes its handles. Idempotent.
+  void close();
+
+  // Test access.
+  Scheduler& scheduler() { return *scheduler_; }
+  const Stats& stats() const { return stats_; }
+  const Options& options() const { return options_; }
+  lsp::PositionEncoding encoding() const { return encoding_; }
+
+ private:
+  enum class Phase { kUninitialized, kInitialized, kShutdown };
+
+  void register_handlers();
+  std::optional<jsonrpc::Error> gate(const jsonrpc::Message& m);
+
+  void on_initialize(const nlohmann::json& params, jsonrpc::Reply reply);
+  void on_initialized();
+  void on_shutdown(jsonrpc::Reply reply);
+  void on_exit();
+  void on_did_change_configuration(const nlohmann::json& params);
+  void on_did_open(const nlohmann::json& params);
+  void on_did_change(const nlohmann::json& params);
+  void on_did_close(const nlohmann::json& params);
+  void on_stats(jsonrpc::Reply reply);
+
+  // lsp_completion.cpp
+  void on_completion(const nlohmann::json& params, jsonrpc::Reply reply, bool inline_kind);
+  // The engine request (and cursor facts) of a completion at `offset` of the document:
+  // windowed text, extra context, names, max_tokens; `window` gets the FIM window used.
+  FimContext completion_context(const std::string& uri, const Workspace::View& view, size_t offset, FimWindow& window);
+  std::vector<ContextFile> extra_context(const std::string& uri, const Workspace::View& view, size_t window_begin,
+                                         size_t window_end, std::string_view window_without_cursor_line,
+                                         int budget_tokens);
+  void on_greedy_done(const std::shared_ptr<CompletionState>& st, Scheduler::JobResult r);
+  // lsp_alternatives.cpp
+  void run_alternative(const std::shared_ptr<CompletionState>& st, int index);
+  void finish_alternatives(const std::shared_ptr<CompletionState>& st);
+  // lsp_ahead.cpp
+  static std::string ahead_key(const std::string& uri);  // the scheduler key of a document's ahead work
+  void start_ahead(const std::shared_ptr<CompletionState>& st);
+  void on_completion_feedback(const nlohmann::json& params, bool partial_accept);
+  // lsp_warm.cpp
+  void on_warm(const nlohmann::json& params);
+  // Prefills a debounced completion's prompt now, as background work (lsp_warm.cpp).
+  void prefill_early(const std::string& uri, const CompletionRequest& request, int64_t version);
+  struct IdlePrefillStats {  // the wafer/stats names one kind of idle prefill counts under
+    const char* started;
+    const char* outcome_prefix;
+    const char* ms;
+    const char* tokens;
+  };
+  void submit_idle_prefill(const std::string& uri, int64_t version, CompletionRequest request,
+                           const IdlePrefillStats& names);
+  const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
+
+  void load_model();
+  void use_remote_backend();
+  // True (once per event) when the mapped model file was truncated under us
+  // (engine/runtime/mapping_guard.h): logs it and reloads the model from disk.
+  bool model_file_lost();
+  void show_message(lsp::MessageType type, const std::string& message);
+  void log_message(lsp::MessageType type, const std::string& message);
+  void trace(const std::string& message);
+
+  uv_loop_t* loop_;
+  Options options_;
+  Hooks hooks_;
+  Logger& log_;
+  jsonrpc::Endpoint endpoint_;
+  Workspace workspace_;
+  std::unique_ptr<Scheduler> scheduler_;
+  Stats stats_;
+
+  Phase phase_ = Phase::kUninitialized;
+  bool initialize_seen_ = false;
+  bool exited_ = false;
+  lsp::PositionEncoding encoding_ = lsp::PositionEncoding::kUtf16;
+  bool client_progress_ = false;
+  std::string trace_ = "off";
+  std::string root_uri_;  // the workspace root from initialize: names files in prompts
+  int load_generation_ = 0;      // ignores the result of a load superseded by a newer one
+  std::string last_model_error_; // shown once per distinct failure
+  bool model_loading_ = false;   // requests queue behind the load instead of being refused
+  int progress_tokens_ = 0;
+  uint64_t mapping_faults_seen_ = 0;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  // Time of the last edit per document: the debounce counts from the last keystroke, so a
+  // client that waited before asking does not wait twice.
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> last_edit_;
+  // The last suggestion per document, for typing-through (lsp_completion.cpp).
+  TypingCache typing_;
+  // Definitions per document and the version they were found in (extra context).
+  struct Definitions {
+    int64_t version = -1;
+    std::vector<Definition> list;
+  };
+  std::map<std::string, Definitions, std::less<>> definitions_;
+};
+
+}  // namespace wafer

@@ -1,0 +1,70 @@
+// LspServer's warm-up (`wafer/warm`, a notification): the editor says where the cursor is
+// when a document is shown or the cursor lands somewhere new, and while the engine is idle
+// it prefills the prompt a completion at that position would send, generating nothing. The
+// first request there then finds its prompt in the document's cache and prefills only what
+// changed (the first suggestion after opening a file otherwise prefills the whole window:
+// ~1,500 tokens, seconds on a laptop CPU). Background work: any request or keystroke ends it
+// within one layer of the forward pass, and what it had prefilled stays cached.
+#include <algorithm>
+
+#include "server/daemon/lsp_server.h"
+#include "server/daemon/settings.h"
+
+namespace wafer {
+
+void LspServer::on_warm(const nlohmann::json& params) {
+  auto p = lsp::parse_params<lsp::CompletionParams>(params);
+  const std::string& uri = p.text_document.uri;
+  std::optional<Workspace::View> view = workspace_.get(uri);
+  if (!view) throw jsonrpc::InvalidParams("textDocument.uri: the document is not open: " + uri);
+  Result<size_t> offset = offset_at(*view->snapshot, p.position, encoding_);
+  if (!offset) throw jsonrpc::InvalidParams("position: " + offset.error().message);
+  // Only the in-process engine keeps a cache this could fill.
+  if (!options_.warm || view->out_of_sync || !language_enabled(options_, view->snapshot->language_id) ||
+      scheduler_->provider() != Scheduler::Provider::kLocalEngine || !scheduler_->model_info()) {
+    stats_.count("warm_skipped");
+    return;
+  }
+  FimWindow window;
+  FimContext ctx = completion_context(uri, *view, *offset, window);
+  const int64_t version = view->snapshot->version;
+  submit_idle_prefill(uri, version, std::move(ctx.request),
+                      {"warm_started", "warm_outcome_", "warm_ms", "warm_prefilled_tokens"});
+}
+
+// Early prefill: a completion request waits out its debounce (the user may type on), but the
+// engine is usually idle meanwhile. This prefills the request's prompt at once, as the
+// warm-up does: when the debounce ends, the request queues behind it and finds its prompt
+// cached, so the first token comes about a debounce sooner. A keystroke during it ends it
+// within one layer (its finished chunks stay cached) and starts the next one.
+void LspServer::prefill_early(const std::string& uri, const CompletionRequest& request, int64_t version) {
+  if (scheduler_->provider() != Scheduler::Provider::kLocalEngine || !scheduler_->model_info()) return;
+  CompletionRequest copy = request;
+  copy.should_stop = nullptr;
+  copy.cancel = nullptr;  // the scheduler gives the job its own flag
+  submit_idle_prefill(uri, version, std::move(copy),
+                      {"early_prefill_started", "early_prefill_outcome_", "early_prefill_ms", "early_prefill_tokens"});
+}
+
+// A prefill-only background job: any request or keystroke ends it within one layer of the
+// forward pass. One key for all documents and both kinds: only the latest is worth the
+// engine's time (flipping through buffers must not queue a warm-up per buffer).
+void LspServer::submit_idle_prefill(const std::string& uri, int64_t version, CompletionRequest request,
+                                    const IdlePrefillStats& names) {
+  Scheduler::Job job;
+  job.key = "warm";
+  job.background = true;
+  job.request = std::move(request);
+  job.request.prefill_only = true;
+  job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
+  job.on_done = [this, names](Scheduler::JobResult r) {
+    stats_.count(std::string(names.outcome_prefix) + to_string(r.outcome));
+    if (r.outcome != Scheduler::Outcome::kDone) return;
+    stats_.record(names.ms, r.engine_ms);
+    stats_.count(names.tokens, static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
+  };
+  stats_.count(names.started);
+  scheduler_->submit(std::move(job));
+}
+
+}  // namespace wafer

@@ -1,0 +1,49 @@
+#include "server/prompt/prompt_paths.h"
+
+namespace wafer {
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string path_from_uri(std::string_view uri) {
+  if (!uri.starts_with("file://")) return std::string(uri);
+  uri.remove_prefix(7);
+  std::string out;
+  out.reserve(uri.size());
+  for (size_t i = 0; i < uri.size(); ++i) {
+    int hi = -1, lo = -1;
+    if (uri[i] == '%' && i + 2 < uri.size() && (hi = hex_value(uri[i + 1])) >= 0 && (lo = hex_value(uri[i + 2])) >= 0) {
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else {
+      out += uri[i];
+    }
+  }
+  return out;
+}
+
+std::string prompt_path(std::string_view root_uri, std::string_view document_uri) {
+  std::string path = path_from_uri(document_uri);
+  if (root_uri.empty()) return path;
+  std::string root = path_from_uri(root_uri);
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  if (path.size() > root.size() + 1 && path.starts_with(root) && path[root.size()] == '/')
+    return path.substr(root.size() + 1);
+  return path;
+}
+
+std::string repo_name_of(std::string_view root_uri) {
+  std::string root = path_from_uri(root_uri);
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  const size_t slash = root.rfind('/');
+  return slash == std::string::npos ? root : root.substr(slash + 1);
+}
+
+}  // namespace wafer

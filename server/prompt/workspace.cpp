@@ -1,0 +1,61 @@
+#include "server/prompt/workspace.h"
+
+namespace wafer {
+
+void Workspace::open(const lsp::TextDocumentItem& item) {
+  docs_.open(item);
+  Entry e;
+  if (const grammars::Language* lang = detect_language(item.language_id, item.uri)) {
+    e.syntax = std::make_unique<SyntaxTree>(*lang);
+    e.syntax->reset(item.text);
+  }
+  entries_[item.uri] = std::move(e);
+}
+
+Status Workspace::change(const lsp::DidChangeTextDocumentParams& p, lsp::PositionEncoding enc) {
+  auto it = entries_.find(p.text_document.uri);
+  if (it == entries_.end()) return make_error("didChange for a document that is not open: " + p.text_document.uri);
+  Result<DocumentStore::Applied> applied = docs_.change(p.text_document, p.content_changes, enc);
+  if (!applied) {
+    it->second.out_of_sync = true;
+    return applied.error();
+  }
+  Entry& e = it->second;
+  if (applied->full_text) e.out_of_sync = false;
+  if (e.syntax) {
+    if (applied->full_text) e.syntax->reset(applied->snapshot->text);
+    else if (!applied->edits.empty()) e.syntax->update(applied->edits, applied->snapshot->text);
+  }
+  return {};
+}
+
+bool Workspace::close(const std::string& uri) {
+  entries_.erase(uri);
+  return docs_.close(uri);
+}
+
+std::optional<Workspace::View> Workspace::get(const std::string& uri) const {
+  auto it = entries_.find(uri);
+  if (it == entries_.end()) return std::nullopt;
+  View v;
+  v.snapshot = docs_.get(uri);
+  v.out_of_sync = it->second.out_of_sync;
+  if (it->second.syntax) {
+    v.tree = it->second.syntax->snapshot();
+    v.language = &it->second.syntax->language();
+  }
+  return v;
+}
+
+int64_t Workspace::version(const std::string& uri) const {
+  auto s = docs_.get(uri);
+  return s ? s->version : -1;
+}
+
+std::vector<std::string> Workspace::uris() const {
+  std::vector<std::string> out;
+  for (const auto& [uri, e] : entries_) out.push_back(uri);
+  return out;
+}
+
+}  // namespace wafer

@@ -1,0 +1,48 @@
+// The open documents together with their syntax trees: the one place that keeps text
+// (documents.h) and tree-sitter trees (syntax.h) in step. A completion job takes a View —
+// an immutable text snapshot plus a tree copy of the same version.
+//
+// A change that cannot be applied (bad range) leaves the document "out of sync": the
+// client and wafer disagree about its text, so completions for it are refused until the
+// client sends the whole text again (didOpen or a full-text change).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "server/prompt/documents.h"
+#include "server/prompt/syntax.h"
+
+namespace wafer {
+
+class Workspace {
+ public:
+  struct View {
+    std::shared_ptr<const Snapshot> snapshot;
+    SharedTree tree;                           // null for languages without a grammar
+    const grammars::Language* language = nullptr;
+    bool out_of_sync = false;
+  };
+
+  void open(const lsp::TextDocumentItem& item);
+  Status change(const lsp::DidChangeTextDocumentParams& params, lsp::PositionEncoding enc);
+  bool close(const std::string& uri);
+  // nullopt when the document is not open.
+  std::optional<View> get(const std::string& uri) const;
+  int64_t version(const std::string& uri) const;  // -1 when not open
+  std::vector<std::string> uris() const;          // the open documents, sorted
+  size_t size() const { return docs_.size(); }
+
+ private:
+  struct Entry {
+    std::unique_ptr<SyntaxTree> syntax;
+    bool out_of_sync = false;
+  };
+  DocumentStore docs_;
+  std::map<std::string, Entry, std::less<>> entries_;
+};
+
+}  // namespace wafer

@@ -1,0 +1,105 @@
+#include "server/pull/model_catalog.h"
+
+#include <array>
+#include <cstdlib>
+
+namespace wafer {
+namespace {
+
+// Base (not instruct) Qwen2.5-Coder conversions published by ggml-org: the files llama.cpp's
+// FIM presets use. Sizes and digests are those of the Hugging Face LFS objects.
+constexpr std::array<CatalogModel, 4> kCatalog{{
+    {"qwen2.5-coder-0.5b",
+     "https://huggingface.co/ggml-org/Qwen2.5-Coder-0.5B-Q8_0-GGUF/resolve/main/qwen2.5-coder-0.5b-q8_0.gguf",
+     "qwen2.5-coder-0.5b-q8_0.gguf", 531068128ULL,
+     "d0f8cd6c49bab52a0abdbe47948518b1f4d9b1a8a2a6825099cea31cea10ac56", "Apache-2.0",
+     "fastest; completes the current line"},
+    {"qwen2.5-coder-1.5b",
+     "https://huggingface.co/ggml-org/Qwen2.5-Coder-1.5B-Q8_0-GGUF/resolve/main/qwen2.5-coder-1.5b-q8_0.gguf",
+     "qwen2.5-coder-1.5b-q8_0.gguf", 1646573056ULL,
+     "29871c94d15727a6e243f79a37113d4ae625a6215b5e800bf41a23af2da32832", "Apache-2.0",
+     "recommended on a laptop CPU"},
+    {"qwen2.5-coder-3b",
+     "https://huggingface.co/ggml-org/Qwen2.5-Coder-3B-Q8_0-GGUF/resolve/main/qwen2.5-coder-3b-q8_0.gguf",
+     "qwen2.5-coder-3b-q8_0.gguf", 3285476160ULL,
+     "a522a906e299ed34db738b9626b2cd0da9e446c14674468a22fc2eae3dbd344d", "Qwen Research (non-commercial)",
+     "better, slower; note the license"},
+    {"qwen2.5-coder-7b",
+     "https://huggingface.co/ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF/resolve/main/qwen2.5-coder-7b-q8_0.gguf",
+     "qwen2.5-coder-7b-q8_0.gguf", 8098525600ULL,
+     "0ef48dc94a3c551a6736ac2601de38413dc9aa9318534b16e8baee08290a4aaf", "Apache-2.0",
+     "largest; needs ~9 GB of RAM"},
+}};
+
+bool is_hex_digest(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::span<const CatalogModel> model_catalog() { return kCatalog; }
+
+Result<PullTarget> resolve_pull_target(std::string_view arg, std::string_view sha256) {
+  std::string digest;
+  for (char c : sha256) digest += (c >= 'A' && c <= 'F') ? char(c - 'A' + 'a') : c;
+  if (!digest.empty() && !is_hex_digest(digest))
+    return make_error("--sha256: expected 64 hex digits, got '" + std::string(sha256) + "'");
+
+  PullTarget t;
+  if (arg.starts_with("http://") || arg.starts_with("https://")) {
+    std::string_view path = arg.substr(arg.find("://") + 3);
+    path = path.substr(0, path.find_first_of("?#"));
+    size_t slash = path.rfind('/');
+    std::string_view file = slash == std::string_view::npos ? std::string_view() : path.substr(slash + 1);
+    if (file.empty() || file == "." || file == "..")
+      return make_error("cannot tell a file name from the URL '" + std::string(arg) + "' (it must end in /NAME.gguf)");
+    t.url = arg;
+    t.file = file;
+  } else {
+    for (const CatalogModel& m : kCatalog) {
+      if (m.name != arg) continue;
+      t.url = m.url;
+      t.file = m.file;
+      t.size = m.size;
+      t.sha256 = m.sha256;
+    }
+    if (t.url.empty()) {
+      std::string names;
+      for (const CatalogModel& m : kCatalog) names += (names.empty() ? "" : ", ") + std::string(m.name);
+      return make_error("unknown model '" + std::string(arg) + "': give an http(s) URL or one of " + names +
+                        " (wafer pull --list)");
+    }
+  }
+  if (!digest.empty()) t.sha256 = digest;
+  return t;
+}
+
+Result<std::filesystem::path> model_cache_dir(const std::string& override_dir) {
+  if (!override_dir.empty()) return std::filesystem::path(override_dir);
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg == '/') return std::filesystem::path(xdg) / "wafer" / "models";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::filesystem::path(home) / ".cache" / "wafer" / "models";
+  return make_error("no cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir");
+}
+
+Result<std::string> resolve_model_path(const std::string& model, const std::string& cache_dir_override) {
+  std::error_code ec;
+  if (model.empty() || std::filesystem::is_regular_file(model, ec)) return model;
+  for (const CatalogModel& m : model_catalog()) {
+    if (m.name != model) continue;
+    auto dir = model_cache_dir(cache_dir_override);
+    if (!dir) return dir.error();
+    const std::filesystem::path cached = *dir / m.file;
+    if (std::filesystem::is_regular_file(cached, ec)) return cached.string();
+    return make_error("model '" + model + "' is not downloaded yet (looked for " + cached.string() +
+                      "); run: wafer pull " + model);
+  }
+  if (model.find('/') != std::string::npos || model.ends_with(".gguf")) return model;
+  return make_error("'" + model + "' is neither a model file nor a catalogue name (wafer pull --list shows the names)");
+}
+
+}  // namespace wafer

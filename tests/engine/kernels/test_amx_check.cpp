@@ -1,0 +1,122 @@
+// The AMX tile matmul (engine/kernels/amx) and the check it passes before use
+// (engine/kernels/amx_check.h). On every AVX-512 machine the tile kernels run on the software
+// model of the instructions (KernelIsa::AmxModel) and must give the AVX-512 VNNI kernel's
+// bits exactly; on a CPU with AMX the hardware kernels must too. (test_simd_kernels runs
+// both against the scalar reference as well.)
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/kernels/amx_check.h"
+#include "engine/runtime/cpu_features.h"
+#include "engine/quant/float16.h"
+#include "engine/quant/quant.h"
+#include "engine/quant/quant_repack.h"
+#include "engine/kernels/dispatch.h"
+#include "engine/quant/tensor_types.h"
+#include "tests/support/testing.h"
+
+using namespace wafer;
+
+namespace {
+
+using Aligned = test::AlignedBytes;
+
+// Random ggml rows of a legacy type (scales kept finite), repacked; random activations.
+void compare(const SimdKernels& tiles, const SimdKernels& vnni, TensorType t, int64_t rows, int64_t cols,
+             int n_tokens, std::mt19937& rng) {
+  INFO(tensor_type_name(t) << " rows " << rows << " cols " << cols << " tokens " << n_tokens);
+  const size_t wrb = *row_bytes(t, static_cast<uint64_t>(cols));
+  const int block_bytes = static_cast<int>(tensor_type_info(static_cast<uint32_t>(t))->block_bytes);
+  std::vector<uint8_t> w(wrb * static_cast<size_t>(rows));
+  for (auto& b : w) b = static_cast<uint8_t>(rng());
+  std::uniform_real_distribution<float> scale(0.001f, 0.05f);
+  for (size_t off = 0; off < w.size(); off += block_bytes) {
+    const uint16_t h = f32_to_f16(scale(rng));
+    std::memcpy(w.data() + off, &h, 2);
+  }
+  Aligned packed(packed_bytes(t, rows, cols));
+  REQUIRE(repack(t, w.data(), rows, cols, packed.p));
+  const PackedMatrix pm{t, rows, cols, packed.p};
+
+  std::normal_distribution<float> n01(0.f, 1.f);
+  std::vector<float> x(static_cast<size_t>(n_tokens * cols));
+  for (auto& v : x) v = n01(rng);
+  Aligned acts(quantized_acts_bytes(t, cols, n_tokens));
+  const QuantizedActs q = quantize_acts(t, x.data(), cols, n_tokens, cols, acts.p);
+  REQUIRE(q.rows != nullptr);
+
+  const int64_t stride = rows + 5;
+  std::vector<float> a(static_cast<size_t>(stride * n_tokens), -7.f), b(a.size(), -7.f);
+  const int64_t split = pm.panels() / 2;  // two threads' slices
+  tiles.matmul(pm, q, a.data(), stride, 0, split);
+  tiles.matmul(pm, q, a.data(), stride, split, pm.panels());
+  vnni.matmul(pm, q, b.data(), stride, 0, pm.panels());
+  REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+void check_tiles(const SimdKernels& tiles) {
+  const SimdKernels* vnni = simd_kernels(KernelIsa::Avx512);
+  REQUIRE(vnni != nullptr);
+  std::mt19937 rng(77);
+  for (TensorType t : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0})
+    for (int64_t rows : {16, 45})
+      for (int64_t cols : {32, 96, 256})
+        for (int n : {15, 16, 17, 32, 37, 64}) compare(tiles, *vnni, t, rows, cols, n, rng);
+  // What the tiles hand to the VNNI kernel: K-quants at any batch, decode.
+  for (TensorType t : {TensorType::Q4_K, TensorType::Q6_K}) compare(tiles, *vnni, t, 20, 256, 33, rng);
+  compare(tiles, *vnni, TensorType::Q8_0, 20, 64, 1, rng);
+}
+
+// A kernel that is wrong in one product of one block: the check must notice.
+void off_by_one(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t pb, int64_t pe) {
+  simd_kernels(KernelIsa::Avx512)->matmul(w, x, y, y_stride, pb, pe);
+  if (pb == 0) y[y_stride * 20 + 3] = std::nextafter(y[y_stride * 20 + 3], 1e30f);
+}
+
+}  // namespace
+
+TEST_CASE("the AMX tile kernels on the software model give the AVX-512 VNNI kernel's bits") {
+  const SimdKernels* model = simd_kernels(KernelIsa::AmxModel);
+  if (!model) {
+    WARN("this CPU has no AVX-512 VNNI: the tile kernels (which finish with it) are not tested here");
+    return;
+  }
+  CHECK(std::string(model->name) == "amx-model");
+  check_tiles(*model);
+  CHECK(amx_agrees(model->matmul, simd_kernels(KernelIsa::Avx512)->matmul));
+}
+
+TEST_CASE("the AMX check refuses a kernel whose results differ") {
+  if (!simd_kernels(KernelIsa::Avx512)) return;
+  CHECK_FALSE(amx_agrees(off_by_one, simd_kernels(KernelIsa::Avx512)->matmul));
+}
+
+TEST_CASE("the AMX tile kernels on the hardware, where the CPU has AMX") {
+  const CpuFeatures& cpu = cpu_features();
+  const std::string status = amx_status();
+  if (!cpu.amx_tile || !cpu.amx_int8) {
+    CHECK(status == "not on this CPU");
+    CHECK(simd_kernels(KernelIsa::Amx) == nullptr);
+    WARN("this CPU has no AMX: the hardware tile kernels were not run (their software model was)");
+    return;
+  }
+  INFO("amx: " << status);
+  const SimdKernels* amx = simd_kernels(KernelIsa::Amx);
+  CHECK((amx != nullptr) == (status == "in use"));
+  // The real instructions disagreeing with their model is a bug to fix, even though the
+  // engine then safely keeps to the VNNI kernel.
+  CHECK(status.find("differ") == std::string::npos);
+  if (!amx) {
+    WARN("AMX is present but not used: " << status);
+    return;
+  }
+  check_tiles(*amx);
+  CHECK(best_simd_kernels() == amx);
+  CHECK(best_simd_kernels(false) == simd_kernels(KernelIsa::Avx512));
+}

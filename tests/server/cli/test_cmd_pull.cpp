@@ -1,0 +1,160 @@
+// Drives the real `wafer pull` binary against a loopback HTTP server started by the test:
+// a full download, resuming after a broken transfer and after an interrupted run, a server
+// that ignores ranges, 404, a wrong checksum, a body that is not GGUF, an already cached
+// file, and usage errors. Nothing here touches the internet.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "tests/support/fixtures/synthetic_model.h"
+#include "server/pull/sha256.h"
+#include "tests/support/loopback_http.h"
+#include "tests/support/testing.h"
+
+using namespace wafer;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A small but real GGUF model, as bytes.
+std::string model_bytes() {
+  test::TempDir dir;
+  SyntheticModelSpec spec;
+  spec.n_layer = 1;
+  REQUIRE(write_synthetic_model(spec, dir / "m.gguf").ok());
+  return test::read_file(dir / "m.gguf");
+}
+
+std::string sha(const std::string& bytes) {
+  Sha256 h;
+  h.update(bytes);
+  return h.hex_digest();
+}
+
+test::WaferRun pull(const std::string& url, const fs::path& cache, const std::string& extra = "") {
+  return test::run_wafer("pull '" + url + "' --cache-dir '" + cache.string() + "' " + extra);
+}
+
+size_t files_in(const fs::path& dir) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("wafer pull downloads, verifies and caches a model; a second pull reuses it", "[cli][pull]") {
+  const std::string bytes = model_bytes();
+  test::LoopbackHttp server;
+  server.serve("/m/tiny.gguf", {bytes});
+  test::TempDir cache;
+
+  auto r = pull(server.url("/m/tiny.gguf"), cache.path(), "--sha256 " + sha(bytes));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out == (cache / "tiny.gguf").string() + "\n");
+  CHECK(test::read_file(cache / "tiny.gguf") == bytes);
+  CHECK_FALSE(fs::exists(cache / "tiny.gguf.part"));
+  CHECK(r.err.find("tiny.gguf") != std::string::npos);      // progress lines
+  CHECK(r.err.find("100%") != std::string::npos);
+  CHECK(r.err.find("sha256 verified") != std::string::npos);
+
+  auto again = pull(server.url("/m/tiny.gguf"), cache.path(), "--sha256 " + sha(bytes));
+  CHECK(again.status == 0);
+  CHECK(again.out == r.out);
+  CHECK(again.err.find("already downloaded") != std::string::npos);
+  CHECK(server.requests().size() == 1);
+}
+
+TEST_CASE("wafer pull resumes a transfer that breaks off, with a Range request", "[cli][pull]") {
+  const std::string bytes = model_bytes();
+  test::LoopbackHttp server;
+  test::LoopbackHttp::Route route{bytes};
+  route.cut_responses = 1;
+  route.cut_after = bytes.size() / 3;
+  server.serve("/flaky.gguf", route);
+  test::TempDir cache;
+
+  auto r = pull(server.url("/flaky.gguf"), cache.path(), "--sha256 " + sha(bytes));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(test::read_file(cache / "flaky.gguf") == bytes);
+  auto log = server.requests();
+  REQUIRE(log.size() == 2);
+  CHECK(log[0] == "GET /flaky.gguf");
+  CHECK(log[1] == "GET /flaky.gguf range=" + std::to_string(bytes.size() / 3) + "-");
+}
+
+TEST_CASE("wafer pull continues the .part file an interrupted run left behind", "[cli][pull]") {
+  const std::string bytes = model_bytes();
+  test::LoopbackHttp server;
+  server.serve("/m.gguf", {bytes});
+  test::TempDir cache;
+  test::write_file(cache / "m.gguf.part", bytes.substr(0, 1000));
+
+  auto r = pull(server.url("/m.gguf"), cache.path());
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(test::read_file(cache / "m.gguf") == bytes);
+  CHECK(server.requests() == std::vector<std::string>{"GET /m.gguf range=1000-"});
+  CHECK(r.err.find("only the GGUF structure was checked") != std::string::npos);
+}
+
+TEST_CASE("wafer pull starts over when the server ignores the range", "[cli][pull]") {
+  const std::string bytes = model_bytes();
+  test::LoopbackHttp server;
+  test::LoopbackHttp::Route route{bytes};
+  route.ranges = false;
+  server.serve("/m.gguf", route);
+  test::TempDir cache;
+  test::write_file(cache / "m.gguf.part", "stale bytes of some other file");
+
+  auto r = pull(server.url("/m.gguf"), cache.path(), "--sha256 " + sha(bytes));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(test::read_file(cache / "m.gguf") == bytes);
+}
+
+TEST_CASE("wafer pull: 404, wrong checksum and a non-GGUF body fail and leave nothing behind", "[cli][pull]") {
+  const std::string bytes = model_bytes();
+  test::LoopbackHttp server;
+  server.serve("/m.gguf", {bytes});
+  server.serve("/page.gguf", {"<html><body>Please log in</body></html>\n"});
+  test::TempDir cache;
+
+  auto missing = pull(server.url("/none.gguf"), cache.path());
+  CHECK(missing.status == 1);
+  CHECK(missing.out.empty());
+  CHECK(missing.err.find("wafer pull: HTTP 404 from " + server.url("/none.gguf")) != std::string::npos);
+
+  auto wrong = pull(server.url("/m.gguf"), cache.path(), "--sha256 " + std::string(64, '0'));
+  CHECK(wrong.status == 1);
+  CHECK(wrong.err.find("sha256 mismatch: got " + sha(bytes)) != std::string::npos);
+  CHECK(wrong.err.find("the download was deleted") != std::string::npos);
+
+  auto page = pull(server.url("/page.gguf"), cache.path());
+  CHECK(page.status == 1);
+  CHECK(page.err.find("not a usable GGUF model") != std::string::npos);
+  CHECK(page.err.find("not a GGUF file") != std::string::npos);
+
+  CHECK(files_in(cache.path()) == 0);
+}
+
+TEST_CASE("wafer pull: usage errors and the catalogue listing", "[cli][pull]") {
+  auto none = test::run_wafer("pull");
+  CHECK(none.status == 2);
+  CHECK(none.err.find("expected one NAME or URL") != std::string::npos);
+
+  auto unknown = test::run_wafer("pull no-such-model");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.err.find("unknown model 'no-such-model'") != std::string::npos);
+
+  auto list = test::run_wafer("pull --list");
+  CHECK(list.status == 0);
+  CHECK(list.out.find("qwen2.5-coder-1.5b") != std::string::npos);
+  CHECK(list.out.find("1570 MiB") != std::string::npos);
+
+  auto help = test::run_wafer("pull --help");
+  CHECK(help.status == 0);
+  CHECK(help.out.find("--sha256") != std::string::npos);
+}

@@ -1,0 +1,31 @@
+// File names in prompts: URIs to workspace-relative paths, percent-escapes decoded, and the
+// workspace root taken from initialize's workspaceFolders / rootUri / rootPath.
+#include <catch2/catch.hpp>
+
+#include "server/prompt/prompt_paths.h"
+#include "server/lsp/protocol.h"
+
+using namespace wafer;
+
+TEST_CASE("prompt paths: relative to the workspace root", "[prompt_paths]") {
+  CHECK(path_from_uri("file:///home/u/my%20proj/a%2Bb.py") == "/home/u/my proj/a+b.py");
+  CHECK(path_from_uri("file:///bad%zzescape%4") == "/bad%zzescape%4");  // malformed escapes stay
+  CHECK(path_from_uri("untitled:Untitled-1") == "untitled:Untitled-1");
+  CHECK(prompt_path("file:///home/u/proj", "file:///home/u/proj/src/util.py") == "src/util.py");
+  CHECK(prompt_path("file:///home/u/proj/", "file:///home/u/proj/main.c") == "main.c");
+  CHECK(prompt_path("file:///home/u/proj", "file:///home/u/project2/x.py") == "/home/u/project2/x.py");  // not inside
+  CHECK(prompt_path("", "file:///tmp/x.py") == "/tmp/x.py");
+  CHECK(repo_name_of("file:///home/u/proj/") == "proj");
+  CHECK(repo_name_of("file:///home/u/my%20proj") == "my proj");
+  CHECK(repo_name_of("").empty());
+}
+
+TEST_CASE("prompt paths: the root from initialize params", "[prompt_paths]") {
+  using json = nlohmann::json;
+  auto root = [](const json& j) { return j.get<lsp::InitializeParams>().root_uri; };
+  CHECK(root({{"workspaceFolders", {{{"uri", "file:///a"}, {"name", "a"}}}}, {"rootUri", "file:///b"}}) == "file:///a");
+  CHECK(root({{"workspaceFolders", nullptr}, {"rootUri", "file:///b"}}) == "file:///b");
+  CHECK(root({{"rootUri", nullptr}, {"rootPath", "/c"}}) == "file:///c");
+  CHECK(root({{"workspaceFolders", "odd"}, {"rootUri", 3}}).empty());  // odd values are ignored, not errors
+  CHECK(root(json::object()).empty());
+}
