@@ -8,6 +8,7 @@
 #include "engine/decode/completion_run.h"
 #include "engine/decode/copy_predictor.h"
 #include "engine/runtime/cpu_features.h"
+#include "engine/runtime/float_mode.h"
 #include "engine/decode/fim_template.h"
 #include "engine/compute/kv_cache.h"
 #include "engine/model/model_config.h"
@@ -135,6 +136,7 @@ std::vector<TokenId> LocalEngine::copy_reading(const CompletionRequest& request,
 }
 
 void LocalEngine::complete(const CompletionRequest& request, const CompletionCallback& on_event) {
+  flush_denormals_in_this_thread();  // the calling (engine) thread runs arithmetic too
   RunContext ctx;
   ctx.start = Clock::now();
   std::lock_guard lock(mu_);
@@ -178,6 +180,7 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
 }
 
 Result<std::unique_ptr<Engine>> load_engine(const EngineOptions& options) {
+  flush_denormals_in_this_thread();
   auto engine = LocalEngine::load(options);
   if (!engine) return engine.error();
   return std::unique_ptr<Engine>(std::move(*engine));

@@ -11,6 +11,7 @@
 #include <climits>
 
 #include "engine/runtime/cpu_features.h"
+#include "engine/runtime/float_mode.h"
 
 namespace wafer {
 namespace {
@@ -89,6 +90,7 @@ void ThreadPool::run_own_tasks(int thread) {
 void ThreadPool::run_tasks(int n_tasks, TaskFn fn) {
   if (n_tasks <= 0) return;
   pin_caller();
+  flush_denormals_in_this_thread();  // one ldmxcsr: cheap beside any task worth a pool run
   if (n_threads_ == 1) {
     for (int task = 0; task < n_tasks; ++task) fn(task, 0);
     return;
@@ -117,6 +119,7 @@ void ThreadPool::run_tasks(int n_tasks, TaskFn fn) {
 
 void ThreadPool::worker_main(int thread) {
   if (!cpus_.empty()) pin_to(pthread_self(), cpus_[thread]);
+  flush_denormals_in_this_thread();
   // Generation 0 is the state before the first run (not a load: the owner may already
   // have published generation 1 by the time this thread starts).
   uint32_t seen = 0;

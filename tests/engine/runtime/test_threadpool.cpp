@@ -1,8 +1,12 @@
 #include "engine/runtime/threadpool.h"
+#include "engine/runtime/float_mode.h"
+#include "tests/support/testing.h"
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 using namespace wafer;
@@ -74,4 +78,24 @@ TEST_CASE("the default is one thread per physical core; zero tasks is a no-op") 
   bool ran = false;
   pool.run_tasks(0, [&](int, int) { ran = true; });
   REQUIRE_FALSE(ran);
+}
+
+TEST_CASE("every pool thread and the caller run with denormals flushed (FTZ|DAZ)") {
+#if defined(__x86_64__) || defined(__aarch64__)
+  for (int threads : {1, 3}) {
+    ThreadPool pool(ThreadPoolOptions{threads, false, 50});
+    std::vector<int> flushed(static_cast<size_t>(threads), -1);
+    pool.run_tasks(threads, [&](int, int thread) {
+      flushed[static_cast<size_t>(thread)] = denormals_flushed_in_this_thread() ? 1 : 0;
+    });
+    for (int t = 0; t < threads; ++t) CHECK(flushed[static_cast<size_t>(t)] == 1);
+  }
+  // Flushed arithmetic: a denormal input reads as zero, a product below FLT_MIN is zero.
+  volatile float tiny = 1e-39f, small = 1e-30f;
+  CHECK(tiny * 1.0f == 0.0f);
+  CHECK(small * 1e-10f == 0.0f);
+#else
+  std::printf("SKIPPED: no flush-to-zero mode on this target\n");
+  std::exit(test::kSkipExitCode);
+#endif
 }
