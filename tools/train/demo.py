@@ -2,7 +2,7 @@
 
 Builds the PSM prompt <|fim_prefix|>PREFIX<|fim_suffix|>SUFFIX<|fim_middle|> with the
 model's own vocabulary (bpe.py, exact llama.cpp qwen2 tokenization), runs
-`wafer generate --prompt-ids`, and prints the code with the completion marked.
+`wafer generate --prompt-ids` (which prints the generated text), and prints the code with the completion marked.
 
 Usage: python3 tools/train/demo.py WAFER MODEL.gguf [--prefix TEXT --suffix TEXT] [-n N]
 """
@@ -34,17 +34,14 @@ def main() -> int:
     ids = ([tok.special("<|fim_prefix|>")] + tok.encode(args.prefix) + [tok.special("<|fim_suffix|>")]
            + tok.encode(args.suffix) + [tok.special("<|fim_middle|>")])
     t0 = time.time()
+    # `wafer generate` prints the generated text (it stops at the model's end-of-text tokens).
     p = subprocess.run([str(args.wafer), "generate", str(args.model), "--prompt-ids",
                         ",".join(map(str, ids)), "-n", str(args.n)],
                        capture_output=True, text=True, check=False)
     if p.returncode != 0:
         print(f"demo: wafer generate failed: {p.stderr.strip()}", file=sys.stderr)
         return 1
-    out = [int(t) for t in p.stdout.split()]
-    eot = tok.special("<|endoftext|>")
-    if eot in out:
-        out = out[: out.index(eot)]
-    middle = tok.decode([t for t in out if tok.token_type[t] == 1])
+    middle = p.stdout[:-1] if p.stdout.endswith("\n") else p.stdout
     print(f"--- FIM completion by {args.model.name} ({len(ids)} prompt tokens, "
           f"{time.time() - t0:.2f} s) ---")
     print(f"{args.prefix}\033[7m{middle}\033[0m{args.suffix}", end="")
