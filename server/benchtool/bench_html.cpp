@@ -152,14 +152,19 @@ std::string html_report(const std::vector<RunReport>& runs, const std::string& t
                   "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th:first-child,td:first-child{text-align:left}"
                   ".swatch{display:inline-block;width:12px;height:12px;margin-right:6px}svg{display:block;margin:8px 0 24px}"
                   "</style></head><body>\n<h1>wafer bench: " + esc(title) + "</h1>\n";
-  h += "<table id='summary'><tr><th>target</th><th>keystrokes</th><th>first text p50/p90/p99 ms</th>"
+  h += "<table id='summary'><tr><th>target</th><th>keystrokes</th><th>shown before the next key</th>"
+       "<th>shown, pauses only</th><th>first ghost p50/p90 ms</th><th>first text p50/p90/p99 ms</th>"
        "<th>final p50/p90/p99 ms</th><th>answers/s</th><th>acceptance</th><th>chars/accepted</th><th>outcomes</th></tr>\n";
   for (size_t k = 0; k < runs.size(); ++k) {
     const Summary& s = runs[k].summary;
     std::string outcomes;
     for (const auto& [name, n] : s.outcomes) outcomes += esc(name) + " " + std::to_string(n) + " ";
     h += "<tr><td><span class='swatch' style='background:" + std::string(color(k)) + "'></span>" + esc(runs[k].target) +
-         "</td><td>" + std::to_string(s.keystrokes) + "</td><td>" + num(s.first_text_ms.p50) + " / " +
+         "</td><td>" + std::to_string(s.keystrokes) + "</td><td>" + num(100 * s.typing.shown_rate) + " % (" +
+         std::to_string(s.typing.shown) + "/" + std::to_string(s.typing.keystrokes) + ")</td><td>" +
+         num(100 * s.pauses.shown_rate) + " % (" + std::to_string(s.pauses.shown) + "/" +
+         std::to_string(s.pauses.keystrokes) + ")</td><td>" + num(s.typing.first_ghost_ms.p50) + " / " +
+         num(s.typing.first_ghost_ms.p90) + "</td><td>" + num(s.first_text_ms.p50) + " / " +
          num(s.first_text_ms.p90) + " / " + num(s.first_text_ms.p99) + "</td><td>" + num(s.final_ms.p50) + " / " +
          num(s.final_ms.p90) + " / " + num(s.final_ms.p99) + "</td><td>" + num(s.requests_per_s) + "</td><td>" +
          num(100 * s.acceptance_rate) + " % (" + std::to_string(s.accepted) + "/" + std::to_string(s.shown) + ")</td><td>" +

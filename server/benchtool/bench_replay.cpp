@@ -57,6 +57,7 @@ class Replayer {
         key_time_ = Clock::now();
       }
       ++keystrokes_;
+      key_times_ms_.push_back(ms_between(start_, key_time_));
       if (step.request)
         if (Status s = send_request(static_cast<int>(i), step.kind); !s) return s.error();
       ++i;
@@ -69,7 +70,8 @@ class Replayer {
     report.server_stats = target_.close();
     report.server_errors = target_.errors();
     report.requests = std::move(records_);
-    report.summary = summarize(report.requests, keystrokes_, ms_between(start_, std::max(last_key, last_event_)));
+    report.summary = summarize(report.requests, keystrokes_, ms_between(start_, std::max(last_key, last_event_)),
+                               key_times_ms_);
     return report;
   }
 
@@ -217,6 +219,7 @@ class Replayer {
   int64_t version_ = 1;
   int next_id_ = 1;
   int keystrokes_ = 0;
+  std::vector<double> key_times_ms_;  // every keystroke, ms since the start
   std::vector<int> warmup_ids_;
   std::string warmup_error_;
   std::map<int, Pending> pending_;

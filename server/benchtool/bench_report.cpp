@@ -37,8 +37,47 @@ Percentiles percentiles(std::vector<double> values) {
   return p;
 }
 
-Summary summarize(const std::vector<RequestRecord>& records, int keystrokes, double duration_ms) {
+namespace {
+
+// The keystroke after `at` (-1: none), from the sorted keystroke times.
+double next_key_after(const std::vector<double>& keys, double at) {
+  auto it = std::upper_bound(keys.begin(), keys.end(), at);
+  return it == keys.end() ? -1 : *it;
+}
+
+void headlines(const std::vector<RequestRecord>& records, std::vector<double> keys, Summary& s) {
+  if (keys.empty())
+    for (const RequestRecord& r : records) keys.push_back(r.at_ms);
+  std::sort(keys.begin(), keys.end());
+  std::vector<double> typing_ms, pause_ms;
+  for (const RequestRecord& r : records) {
+    if (r.trigger == "accept") continue;  // a simulated Tab, not a keystroke that asked
+    const double next = next_key_after(keys, r.at_ms);
+    const bool pause = next < 0 || next - r.at_ms >= kPauseMs;
+    // Streamed text counts from its first part: it was on screen even if a later keystroke
+    // cancelled the rest.
+    const bool shown = r.first_text_ms >= 0 && r.outcome != "error" && (next < 0 || r.at_ms + r.first_text_ms <= next);
+    ++s.typing.keystrokes;
+    if (pause) ++s.pauses.keystrokes;
+    if (!shown) continue;
+    ++s.typing.shown;
+    typing_ms.push_back(r.first_text_ms);
+    if (!pause) continue;
+    ++s.pauses.shown;
+    pause_ms.push_back(r.first_text_ms);
+  }
+  for (auto [h, v] : {std::pair{&s.typing, &typing_ms}, std::pair{&s.pauses, &pause_ms}}) {
+    h->first_ghost_ms = percentiles(*v);
+    if (h->keystrokes) h->shown_rate = static_cast<double>(h->shown) / h->keystrokes;
+  }
+}
+
+}  // namespace
+
+Summary summarize(const std::vector<RequestRecord>& records, int keystrokes, double duration_ms,
+                  const std::vector<double>& key_times_ms) {
   Summary s;
+  headlines(records, key_times_ms, s);
   s.keystrokes = keystrokes;
   s.requests = static_cast<int>(records.size());
   s.duration_ms = duration_ms;
@@ -86,8 +125,14 @@ json to_json(const Percentiles& p) {
           {"mean", round3(p.mean)}, {"max", round3(p.max)}};
 }
 
+json to_json(const Headline& h) {
+  return {{"keystrokes", h.keystrokes}, {"shown", h.shown}, {"shown_rate", round3(h.shown_rate)},
+          {"first_ghost_ms", to_json(h.first_ghost_ms)}};
+}
+
 json to_json(const Summary& s) {
   json j = {{"keystrokes", s.keystrokes},
+            {"headline", {{"typing", to_json(s.typing)}, {"pauses", to_json(s.pauses)}, {"pause_ms", kPauseMs}}},
             {"requests", s.requests},
             {"duration_ms", round3(s.duration_ms)},
             {"first_text_ms", to_json(s.first_text_ms)},
@@ -141,6 +186,13 @@ json to_json(const RunReport& r) {
 std::string format_summary(const RunReport& r) {
   const Summary& s = r.summary;
   std::string out = "target: " + r.target + "\n";
+  auto headline = [&](const char* name, const Headline& h) {
+    out += std::string(name) + fmt("%.2f", h.shown_rate) + " (" + std::to_string(h.shown) + " of " +
+           std::to_string(h.keystrokes) + " before the next keystroke); first ghost text p50 " +
+           ms(h.first_ghost_ms.p50) + "  p90 " + ms(h.first_ghost_ms.p90) + " ms\n";
+  };
+  headline("shown rate:              ", s.typing);
+  headline("shown rate, pauses only: ", s.pauses);
   out += std::to_string(s.keystrokes) + " keystrokes, " + std::to_string(s.requests) + " requests in " +
          fmt("%.1f", s.duration_ms / 1000) + " s (" + fmt("%.1f", s.requests_per_s) + " answers/s)\n";
   auto row = [&](const char* name, const Percentiles& p) {
@@ -186,6 +238,10 @@ std::string format_comparison(const std::vector<RunReport>& runs) {
     }
     out += "\n";
   };
+  line("shown %", [](const Summary& s) { return 100 * s.typing.shown_rate; }, false);
+  line("shown % (pauses)", [](const Summary& s) { return 100 * s.pauses.shown_rate; }, false);
+  line("first ghost p50 ms", [](const Summary& s) { return s.typing.first_ghost_ms.p50; }, true);
+  line("first ghost p90 ms", [](const Summary& s) { return s.typing.first_ghost_ms.p90; }, true);
   line("first text p50 ms", [](const Summary& s) { return s.first_text_ms.p50; }, true);
   line("first text p90 ms", [](const Summary& s) { return s.first_text_ms.p90; }, true);
   line("first text p99 ms", [](const Summary& s) { return s.first_text_ms.p99; }, true);

@@ -43,8 +43,23 @@ struct Percentiles {
 // Nearest-rank percentiles (q = 0.5 of {1,2,3,4} is 2).
 Percentiles percentiles(std::vector<double> values);
 
+// What the user sees while typing: of the keystrokes that asked for a suggestion, how many
+// had ghost text on screen before the next keystroke (the "shown rate"), and how long it
+// took from the keystroke to the first ghost text for those.
+struct Headline {
+  int keystrokes = 0;         // keystrokes that sent a completion request
+  int shown = 0;              // ... whose first non-empty text arrived before the next keystroke
+  double shown_rate = 0;      // shown / keystrokes
+  Percentiles first_ghost_ms; // keystroke -> first ghost text, over the shown ones
+};
+
+// A keystroke followed by at least this long without another is a pause: when a user looks.
+inline constexpr double kPauseMs = 500;
+
 struct Summary {
   int keystrokes = 0;
+  Headline typing;  // every keystroke that asked
+  Headline pauses;  // only those followed by a pause (or the end of the trace)
   int requests = 0;
   double duration_ms = 0;
   Percentiles first_text_ms, final_ms;
@@ -60,7 +75,10 @@ struct Summary {
   Percentiles tokens_reused, tokens_prefilled, tokens_generated;  // where reported
 };
 
-Summary summarize(const std::vector<RequestRecord>& records, int keystrokes, double duration_ms);
+// key_times_ms: the time of every keystroke since the start (requests or not), sorted; when
+// empty, the requests' own times stand for them.
+Summary summarize(const std::vector<RequestRecord>& records, int keystrokes, double duration_ms,
+                  const std::vector<double>& key_times_ms = {});
 
 nlohmann::json to_json(const Percentiles& p);
 nlohmann::json to_json(const Summary& s);

@@ -106,3 +106,45 @@ TEST_CASE("comparison shows ratios against the first run") {
   CHECK(t.find("[1] fast") != std::string::npos);
   CHECK(t.find("[2] slow") != std::string::npos);
 }
+
+TEST_CASE("headline: shown before the next keystroke, overall and over pauses") {
+  auto at = [](double t, double first, const char* outcome = "shown") {
+    RequestRecord r;
+    r.at_ms = t;
+    r.first_text_ms = first;
+    r.final_ms = first < 0 ? -1 : first + 5;
+    r.outcome = outcome;
+    r.trigger = "type";
+    return r;
+  };
+  std::vector<RequestRecord> rs = {
+      at(0, 50),                   // next key at 100: shown
+      at(100, 150, "cancelled"),   // next key at 200: too late
+      at(200, 90, "cancelled"),    // streamed text at 290 < 300: shown, then cancelled
+      at(300, 80),                 // next key at 1000: a pause, shown
+      at(1000, 700),               // next key at 1600 (no request there): pause, too late
+      at(2000, -1, "empty"),       // the last keystroke: a pause, nothing shown
+  };
+  RequestRecord tab = at(2100, 10);
+  tab.trigger = "accept";         // a simulated Tab is not a keystroke that asked
+  rs.push_back(tab);
+  const std::vector<double> keys = {0, 100, 200, 300, 1000, 1600, 2000};
+  Summary s = summarize(rs, 7, 3000, keys);
+  CHECK(s.typing.keystrokes == 6);
+  CHECK(s.typing.shown == 3);
+  CHECK(s.typing.shown_rate == Approx(0.5));
+  CHECK(s.typing.first_ghost_ms.count == 3);
+  CHECK(s.typing.first_ghost_ms.p50 == 80);
+  CHECK(s.pauses.keystrokes == 3);  // 300, 1000, 2000
+  CHECK(s.pauses.shown == 1);
+  CHECK(s.pauses.first_ghost_ms.p50 == 80);
+  const nlohmann::json j = to_json(s);
+  CHECK(j["headline"]["typing"]["shown_rate"] == 0.5);
+  CHECK(j["headline"]["pauses"]["keystrokes"] == 3);
+  RunReport run;
+  run.target = "t";
+  run.summary = s;
+  const std::string text = format_summary(run);
+  CHECK(text.find("shown rate:              0.50 (3 of 6 before the next keystroke)") != std::string::npos);
+  CHECK(text.find("shown rate, pauses only: 0.33 (1 of 3") != std::string::npos);
+}
