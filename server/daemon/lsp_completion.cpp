@@ -220,6 +220,10 @@ void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Sched
   stats_.record("debounce_ms", r.debounce_ms);
   if (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kError) {
     stats_.record("queue_ms", r.queue_ms);
+    // What background work cost the request: waiting for a preempted job to give way, and
+    // waiting for an early prefill of its own prompt (work it would have done itself).
+    stats_.record("background_wait_ms", r.background_wait_ms);
+    stats_.record("own_prefill_wait_ms", r.own_prefill_wait_ms);
     stats_.record("engine_ms", r.engine_ms);
     if (r.timings.first_token_ms > 0) stats_.record("engine_first_token_ms", r.timings.first_token_ms);
     if (local) {  // sums: divided by outcome_done + outcome_error, the mean per request

@@ -130,8 +130,44 @@ void Scheduler::debounce_over(JobId id) {
     return;
   }
   s.phase = Phase::kReady;
-  ready_.push_back(Item{id, nullptr, nullptr});
+  make_ready(s);
   dispatch_next();
+}
+
+namespace {
+
+// Whether two requests build the same prompt (the fields the engine's prompt is made of).
+bool same_prompt(const CompletionRequest& a, const CompletionRequest& b) {
+  if (a.session_key != b.session_key || a.prefix != b.prefix || a.suffix != b.suffix || a.file_path != b.file_path ||
+      a.repo_name != b.repo_name || a.line_comment != b.line_comment || a.max_tokens != b.max_tokens ||
+      a.extra.size() != b.extra.size())
+    return false;
+  for (size_t i = 0; i < a.extra.size(); ++i)
+    if (a.extra[i].path != b.extra[i].path || a.extra[i].text != b.extra[i].text) return false;
+  return true;
+}
+
+}  // namespace
+
+void Scheduler::make_ready(State& s) {
+  auto is_background = [this](const Item& item) {
+    auto it = jobs_.find(item.job);
+    return item.job != 0 && it != jobs_.end() && it->second->job.background;
+  };
+  if (s.job.background) {
+    ready_.push_back(Item{s.id, nullptr, nullptr});
+    return;
+  }
+  ready_.insert(std::find_if(ready_.begin(), ready_.end(), is_background), Item{s.id, nullptr, nullptr});
+  auto run = jobs_.find(running_);
+  if (run == jobs_.end() || !run->second->job.background) return;
+  State& r = *run->second;
+  if (r.job.request.prefill_only && same_prompt(r.job.request, s.job.request)) {
+    s.waiting_for = State::WaitingFor::kOwnPrefill;
+    return;
+  }
+  s.waiting_for = State::WaitingFor::kBackground;
+  if (!r.cancel_requested) cancel_with(r.id, Outcome::kSuperseded);
 }
 
 void Scheduler::run_on_engine_thread(std::function<void()> fn, std::function<void()> then) {
@@ -160,6 +196,7 @@ void Scheduler::dispatch_next() {
     State& s = *it->second;
     s.phase = Phase::kRunning;
     s.started = Clock::now();
+    running_ = s.id;
     if (backend_) return start_on_backend(s);
     CompletionRequest request = s.job.request;
     request.cancel = s.cancel_flag;
@@ -183,6 +220,7 @@ void Scheduler::dispatch_next() {
       }
       post([this, id] {
         busy_ = false;
+        running_ = 0;
         if (jobs_.count(id)) {  // the engine broke its contract: no final event
           JobResult r;
           r.outcome = Outcome::kError;
@@ -213,6 +251,7 @@ void Scheduler::start_on_backend(State& s) {
       on_engine_event(id, e);
       if (e.kind == CompletionEvent::Kind::kText) return;
       busy_ = false;
+      running_ = 0;
       dispatch_next();
     });
   });
@@ -277,6 +316,8 @@ void Scheduler::finish(JobId id, JobResult r) {
   } else if (s->phase == Phase::kReady) {
     r.queue_ms = ms(now - s->ready_at);
   }
+  if (s->waiting_for == State::WaitingFor::kBackground) r.background_wait_ms = r.queue_ms;
+  if (s->waiting_for == State::WaitingFor::kOwnPrefill) r.own_prefill_wait_ms = r.queue_ms;
   r.first_text_ms = s->first_text_ms;
   if (s->job.on_done) s->job.on_done(std::move(r));
 }

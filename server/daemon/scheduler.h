@@ -50,6 +50,12 @@ class Scheduler {
     Timings timings;          // from the engine
     double debounce_ms = 0;   // submit -> debounce over
     double queue_ms = 0;      // debounce over -> engine thread starts it
+    // Of queue_ms, the time a request waited for background work to give way (a preempted
+    // job stops within a layer of the forward pass): what background work cost it.
+    double background_wait_ms = 0;
+    // Of queue_ms, the time it waited for an early prefill of its own prompt to finish: work
+    // the request would have done itself, kept rather than preempted.
+    double own_prefill_wait_ms = 0;
     double engine_ms = 0;     // engine thread start -> result back on the loop thread
     double first_text_ms = -1;  // submit -> first streamed text on the loop thread
   };
@@ -57,9 +63,13 @@ class Scheduler {
   struct Job {
     std::string key;      // e.g. the document URI: a newer job with this key supersedes
     int debounce_ms = 0;  // 0: start as soon as the engine is free
-    // Background work (decoding ahead of the cursor): any later submit of a job that is
-    // not background, whatever its key, ends it as superseded at once (a running one at
-    // the engine's next cancellation check), so it never delays a request.
+    // Background work (early prefill, warm-up, decoding ahead of the cursor, alternatives):
+    // any later submit of a job that is not background, whatever its key, ends it as
+    // superseded at once (a running one at the engine's next cancellation check), and a
+    // request whose debounce ends goes ahead of queued background work and preempts a
+    // running one, so background work never delays a request. The one exception: a
+    // prefill-only background job with the request's own prompt runs on, since the
+    // request would redo exactly that work.
     bool background = false;
     CompletionRequest request;  // its cancel flag is set by the scheduler
     std::function<bool()> still_current;  // optional, checked when the debounce ends
@@ -119,6 +129,7 @@ class Scheduler {
     bool cancel_requested = false;
     bool on_backend = false;  // running on backend_, not on the engine thread
     Clock::time_point submitted, ready_at, started;
+    enum class WaitingFor { kNothing, kBackground, kOwnPrefill } waiting_for = WaitingFor::kNothing;
     double first_text_ms = -1;
     std::string text;
   };
@@ -128,6 +139,9 @@ class Scheduler {
   };
 
   void debounce_over(JobId id);
+  // A request is ready: queue it ahead of background work; preempt a running background
+  // job unless it is the prefill of this request's own prompt.
+  void make_ready(State& s);
   void dispatch_next();
   void cancel_with(JobId id, Outcome reason);
   void finish(JobId id, JobResult result);
@@ -147,6 +161,7 @@ class Scheduler {
   std::map<std::string, JobId> by_key_;
   std::deque<Item> ready_;
   bool busy_ = false;
+  JobId running_ = 0;  // the job on the engine thread or backend (0: none, or a plain task)
   bool closed_ = false;
 
   // Hand-off to the engine thread (one task at a time).

@@ -178,6 +178,62 @@ TEST_CASE("scheduler: background work yields to any other job at once", "[schedu
   s.close();
 }
 
+TEST_CASE("scheduler: a request whose debounce ends preempts background work, but not the prefill of its own prompt",
+          "[scheduler]") {
+  Loop l;
+  Scheduler s(&l.loop);
+  auto engine = fake("x", /*hold=*/true);
+  s.set_engine(engine);
+  SECTION("other background work is preempted and the wait is reported") {
+    Recorder request, warm, queued;
+    s.submit(request.job("doc", /*debounce_ms=*/5));
+    // Background work submitted during the debounce (as the early prefill and the warm-up
+    // are): a warm-up elsewhere runs, another job queues.
+    Scheduler::Job w = warm.job("warm");
+    w.background = true;
+    w.request.prefill_only = true;
+    w.request.prefix = "elsewhere";
+    s.submit(std::move(w));
+    REQUIRE(engine->wait_until_held(1));
+    Scheduler::Job q = queued.job("ahead:doc");
+    q.background = true;
+    s.submit(std::move(q));
+    l.run_until([&] { return warm.done(); });  // the debounce ended and preempted it
+    CHECK(warm.result->outcome == Outcome::kSuperseded);
+    l.run_until([&] { return engine->held() == 2; });
+    CHECK(engine->last_request().prefix == "def f(");  // the request, ahead of the queued job
+    engine->hold(false);
+    engine->release();
+    l.run_until([&] { return request.done() && queued.done(); });
+    CHECK(request.result->outcome == Outcome::kDone);
+    CHECK(request.result->background_wait_ms == request.result->queue_ms);
+    CHECK(request.result->own_prefill_wait_ms == 0);
+    CHECK(queued.result->outcome == Outcome::kDone);  // it ran after the request
+  }
+  SECTION("an early prefill of the request's own prompt runs on") {
+    Recorder request, early;
+    bool debounced = false;
+    Scheduler::Job r = request.job("doc", /*debounce_ms=*/5);
+    r.still_current = [&] { return debounced = true; };  // asked when the debounce ends
+    s.submit(std::move(r));
+    Scheduler::Job e = early.job("warm");
+    e.background = true;
+    e.request.prefill_only = true;  // the same prompt as the request's
+    s.submit(std::move(e));
+    REQUIRE(engine->wait_until_held(1));
+    // The request's debounce ends while the prefill is held; it is not cancelled.
+    l.run_until([&] { return debounced; });
+    CHECK_FALSE(early.done());
+    engine->hold(false);
+    engine->release();
+    l.run_until([&] { return request.done(); });
+    CHECK(early.result->outcome == Outcome::kDone);
+    CHECK(request.result->outcome == Outcome::kDone);
+    CHECK(request.result->background_wait_ms == 0);
+  }
+  s.close();
+}
+
 TEST_CASE("scheduler: debounce waits / and a new keystroke restarts it without engine work", "[scheduler]") {
   Loop l;
   Scheduler s(&l.loop);
