@@ -146,15 +146,18 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   // Room for the answer: the prompt may take the context minus max_tokens (at most half).
   const size_t n_ctx = static_cast<size_t>(info_.context_length);
   const size_t answer = std::min(static_cast<size_t>(std::max(request.max_tokens, 1)), n_ctx / 2);
-  FimParts parts{&request.extra, request.prefix, request.suffix, request.file_path, request.repo_name,
-                 request.line_comment};
   // The copy predictor reads all of the text the caller sent, also what the context cannot hold.
-  std::vector<TokenId> reading;
-  const std::vector<TokenId> prompt =
-      build_fim_prompt_within(tokenizer_, fim_, template_, parts, n_ctx - answer, nullptr,
-                              copy_strength_ > 0 ? &reading : nullptr, options_.token_healing ? &ctx.healed : nullptr);
-  if (copy_strength_ > 0) reading = copy_reading(request, std::move(reading));
-  ctx.timings.tokenize_ms = ms_between(t_locked, Clock::now());
+  std::vector<TokenId> reading, prompt;
+  auto build = [&](const CompletionRequest& r) {
+    FimParts parts{&r.extra, r.prefix, r.suffix, r.file_path, r.repo_name, r.line_comment};
+    reading.clear();
+    ctx.healed.clear();
+    prompt = build_fim_prompt_within(tokenizer_, fim_, template_, parts, n_ctx - answer, nullptr,
+                                     copy_strength_ > 0 ? &reading : nullptr,
+                                     options_.token_healing ? &ctx.healed : nullptr);
+    if (copy_strength_ > 0) reading = copy_reading(r, std::move(reading));
+  };
+  build(request);
 
   auto session = sessions_->acquire(request.session_key);
   if (!session) {
@@ -168,6 +171,16 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
     return;
   }
   ctx.session = *session;
+  // Over the latency budget: the same request with a shorter suffix.
+  std::optional<CompletionRequest> shrunk;
+  if (std::optional<size_t> keep = budget_suffix(request, prompt, (*session)->tokens())) {
+    shrunk = request;
+    shrunk->suffix.resize(*keep);
+    const size_t before = prompt.size();
+    build(*shrunk);
+    ctx.timings.budget_cut_tokens = static_cast<int>(before - std::min(before, prompt.size()));
+  }
+  ctx.timings.tokenize_ms = ms_between(t_locked, Clock::now());
   ctx.tokenizer = &tokenizer_;
   ctx.fim = &fim_;
   ctx.healer = &healer_;
@@ -176,7 +189,28 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   ctx.settings.chunk_reuse_min = options_.chunk_reuse_min;
   ctx.settings.draft.max_draft = options_.max_draft;
   ctx.settings.copy.strength = copy_strength_;
-  run_completion(ctx, request, prompt, on_event, copy_strength_ > 0 ? &reading : nullptr);
+  auto observe = [&](const CompletionEvent& e) {
+    if (e.kind == CompletionEvent::Kind::kDone) costs_.observe(e.timings);
+    on_event(e);
+  };
+  run_completion(ctx, shrunk ? *shrunk : request, prompt, observe, copy_strength_ > 0 ? &reading : nullptr);
+}
+
+std::optional<size_t> LocalEngine::budget_suffix(const CompletionRequest& request, const std::vector<TokenId>& prompt,
+                                                 const std::vector<int32_t>& cached) {
+  if (request.first_token_budget_ms <= 0 || request.suffix.empty()) return std::nullopt;
+  const long fits = costs_.prefill_within(request.first_token_budget_ms);
+  if (fits < 0) return std::nullopt;  // nothing measured yet
+  size_t common = 0;
+  while (common < cached.size() && common < prompt.size() && cached[common] == prompt[common]) ++common;
+  const size_t to_prefill = prompt.size() - common;
+  if (to_prefill <= static_cast<size_t>(fits)) return std::nullopt;
+  const std::vector<TokenId>& suffix = tokenized(suffix_, request.suffix);
+  const size_t excess = to_prefill - static_cast<size_t>(fits);
+  const size_t keep = suffix.size() > excess ? suffix.size() - excess : 0;
+  const size_t bytes = suffix_bytes_within(request.suffix, suffix, keep, tokenizer_);
+  if (bytes >= request.suffix.size()) return std::nullopt;
+  return bytes;
 }
 
 Result<std::unique_ptr<Engine>> load_engine(const EngineOptions& options) {

@@ -6,10 +6,12 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "engine/engine.h"
 #include "engine/decode/fim_tokens.h"
 #include "engine/decode/fim_template.h"
+#include "engine/decode/latency_budget.h"
 #include "engine/model/model.h"
 #include "engine/decode/session_pool.h"
 #include "engine/runtime/threadpool.h"
@@ -51,6 +53,13 @@ class LocalEngine final : public Engine {
   TokenizedText copy_before_, copy_after_;
   const std::vector<TokenId>& tokenized(TokenizedText& cache, const std::string& text);
   std::vector<TokenId> copy_reading(const CompletionRequest& request, std::vector<TokenId> reading);
+  // The suffix's tokens (the same text on every keystroke of a line), for the budget's cut.
+  TokenizedText suffix_;
+  ForwardCosts costs_;  // measured prefill and decode costs, for first_token_budget_ms
+  // The suffix length (bytes) that lets the request's first token come within its budget,
+  // given what the session caches; nullopt when the whole prompt fits (or no budget).
+  std::optional<size_t> budget_suffix(const CompletionRequest& request, const std::vector<TokenId>& prompt,
+                                      const std::vector<int32_t>& cached);
   TokenHealer healer_;  // the ordinary tokens by their bytes, for token healing
   ModelInfo info_;
   std::unique_ptr<ThreadPool> pool_;

@@ -99,6 +99,10 @@ struct CompletionRequest {
   // so the prompt is the one a real request with the same fields would get.
   bool prefill_only = false;
   double max_prefill_ms = 0;      // 0: no limit
+  // The first token within this long after the engine starts the request (0: no budget):
+  // when the prefill the cache cannot spare would take longer, the suffix is cut, whole
+  // lines from its end, to fit (engine/decode/latency_budget.h).
+  double first_token_budget_ms = 0;
   double max_decode_ms = 0;       // 0: no limit
   std::vector<std::string> stop;  // stop strings (not included in the output)
   float temperature = 0;          // 0: greedy
@@ -124,6 +128,7 @@ struct Timings {
   int drafts_proposed = 0;
   int drafts_accepted = 0;
   int healed_bytes = 0;       // token healing: bytes of the prefix regenerated (0: no healing)
+  int budget_cut_tokens = 0;  // suffix tokens left out to meet first_token_budget_ms
   double total_ms = 0;
   bool cancelled = false;
 };

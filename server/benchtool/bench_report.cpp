@@ -183,6 +183,26 @@ json to_json(const RunReport& r) {
           {"server_errors", r.server_errors}, {"requests", requests}};
 }
 
+std::string format_server_stats(const json& stats) {
+  if (!stats.is_object()) return "";
+  const json counts = stats.value("counts", json::object());
+  const json latency = stats.value("latency_ms", json::object());
+  auto count = [&](const char* k) { return counts.value(k, 0.0); };
+  auto p = [&](const char* k, const char* q) { return latency.contains(k) ? latency[k].value(q, 0.0) : 0.0; };
+  std::string out;
+  const double answers = count("outcome_done") + count("outcome_error");
+  if (answers > 0)
+    out += "server: prefilled " + fmt("%.0f", count("prefilled_tokens") / answers) + " and reused " +
+           fmt("%.0f", count("reused_tokens") / answers) + " tokens per engine answer (mean); suffix cut by the "
+           "latency budget on " + fmt("%.0f", count("budget_cuts")) + " of " + fmt("%.0f", answers) + " (" +
+           fmt("%.0f", count("budget_cut_tokens")) + " tokens)\n";
+  if (latency.contains("background_wait_ms"))
+    out += "server: waited behind background work p50 " + ms(p("background_wait_ms", "p50")) + "  p99 " +
+           ms(p("background_wait_ms", "p99")) + " ms; behind the early prefill of its own prompt p50 " +
+           ms(p("own_prefill_wait_ms", "p50")) + "  p99 " + ms(p("own_prefill_wait_ms", "p99")) + " ms\n";
+  return out;
+}
+
 std::string format_summary(const RunReport& r) {
   const Summary& s = r.summary;
   std::string out = "target: " + r.target + "\n";
@@ -213,6 +233,7 @@ std::string format_summary(const RunReport& r) {
          fmt("%.1f", 100 * s.acceptance_rate) + " %), " + fmt("%.1f", s.accepted_chars_per_suggestion) +
          " chars per accepted suggestion, " + fmt("%.1f", s.matched_chars_per_suggestion) +
          " matching chars per shown suggestion; Tab pressed " + std::to_string(s.taken) + " times\n";
+  out += format_server_stats(r.server_stats);
   for (const std::string& e : r.server_errors) out += "server error: " + e + "\n";
   return out;
 }

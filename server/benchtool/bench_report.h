@@ -95,6 +95,10 @@ struct RunReport {
 
 nlohmann::json to_json(const RunReport& r);
 
+// The daemon's own account of a run (wafer/stats at its end): tokens prefilled and reused
+// per answer, latency-budget cuts, waits behind background work. "" when it gave none.
+std::string format_server_stats(const nlohmann::json& stats);
+
 // The terminal summary of a run.
 std::string format_summary(const RunReport& r);
 // Several runs on the same trace: one column each, ratios against the first.

@@ -75,6 +75,7 @@ LspTargetOptions wafer_lsp(const Options& o) {
   if (!o.token_healing) add("--token-healing", "off");
   if (!o.amx) add("--amx", "off");
   if (!o.early_prefill) add("--early-prefill", "off");
+  if (o.latency_budget_ms != Options{}.latency_budget_ms) add("--latency-budget-ms", std::to_string(o.latency_budget_ms));
   add("--context", std::to_string(o.context));
   add("--kv-type", o.kv_type);
   add("--max-tokens", std::to_string(o.max_tokens));

@@ -168,6 +168,11 @@ const std::vector<Flag>& flags() {
        [](Options& o, std::string_view v) { return parse_on_off("--early-prefill", v, o.early_prefill); },
        "on|off: after a keystroke, prefill the prompt of its completion request while the debounce runs, when the "
        "engine is idle, so the request finds it cached when the debounce ends (default on)"},
+      {"--latency-budget-ms", "lsp bench", true,
+       [](Options& o, std::string_view v) { return parse_number("--latency-budget-ms", v, o.latency_budget_ms, 0, 60000); },
+       "while typing, the first token of a suggestion within this long after the engine starts it: when the part "
+       "of the prompt not already cached would take longer to prefill, the suffix is cut (whole lines from its end) "
+       "to fit (default 300; 0: off)"},
       {"--warm", "lsp", true,
        [](Options& o, std::string_view v) { return parse_on_off("--warm", v, o.warm); },
        "on|off: when the editor sends wafer/warm (a document shown, the cursor moved there), prefill the prompt a "

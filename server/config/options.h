@@ -47,6 +47,7 @@ struct Options {
   int ahead_tokens = 48;              // decode this far past a returned suggestion while idle (0: off)
   bool warm = true;                   // honour wafer/warm: prefill a document's prompt at a position while idle
   bool early_prefill = true;          // prefill a keystroke's prompt during its debounce, while the engine is idle
+  int latency_budget_ms = 300;        // typing: first token within this long, or the suffix is cut (0: off)
   bool amx = true;                    // AMX tiles for prefill where the CPU has them (EngineOptions::amx)
   bool mlock = false;                 // lock the model's weights in RAM (EngineOptions::lock_memory)
   std::vector<std::string> languages; // enabled languageIds; empty: all

@@ -183,6 +183,9 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   st->provider = scheduler_->provider();
   st->served_by = scheduler_->served_by();
   job.request = std::move(ctx.request);
+  // Automatic requests (typing) have a first-token budget: over it, the engine shortens the
+  // suffix rather than answer late. An invoked request waits for the whole prompt.
+  if (p.trigger_kind != lsp::kTriggerInvoked) job.request.first_token_budget_ms = options_.latency_budget_ms;
   // Runs on the engine thread: reads only the immutable facts.
   job.request.should_stop = [facts = st->facts, mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
   stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
@@ -229,6 +232,10 @@ void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Sched
     if (local) {  // sums: divided by outcome_done + outcome_error, the mean per request
       stats_.count("prefilled_tokens", static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
       stats_.count("reused_tokens", static_cast<uint64_t>(std::max(0, r.timings.tokens_reused)));
+      if (r.timings.budget_cut_tokens > 0) {  // the latency budget shortened the suffix
+        stats_.count("budget_cuts");
+        stats_.count("budget_cut_tokens", static_cast<uint64_t>(r.timings.budget_cut_tokens));
+      }
     }
     if (!local) {  // the same stages, labelled with the remote backend
       stats_.record(served_by + "_ms", r.engine_ms);

@@ -69,6 +69,7 @@ Status apply_settings(Options& o, const json& settings_in) {
                                     std::tuple{"contextLength", 16, 1 << 20, &next.context},
                                     std::tuple{"chunkReuse", 0, 1 << 20, &next.chunk_reuse},
                                     std::tuple{"debounceMs", 0, 10000, &next.debounce_ms},
+                                    std::tuple{"latencyBudgetMs", 0, 60000, &next.latency_budget_ms},
                                     std::tuple{"maxTokens", 1, 4096, &next.max_tokens},
                                     std::tuple{"prefixLines", 0, 100000, &next.prefix_lines},
                                     std::tuple{"suffixLines", 0, 100000, &next.suffix_lines},
