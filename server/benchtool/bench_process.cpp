@@ -62,6 +62,13 @@ Status ChildProcess::write(std::string_view bytes) {
   while (!bytes.empty()) {
     ssize_t n = ::write(in_, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 && errno == EPIPE) {
+      // The server closed its input, almost always by exiting: say so, with its status (as
+      // a read would have, had the exit been noticed first).
+      const int code = wait(1000);
+      return make_error("the server exited (status " + std::to_string(code) + ")" +
+                        (stderr_tail().empty() ? "" : ": " + stderr_tail()));
+    }
     if (n <= 0) return make_error("the server closed its input (" + std::string(std::strerror(errno)) + ")");
     bytes.remove_prefix(static_cast<size_t>(n));
   }
