@@ -5,8 +5,9 @@ namespace wafer {
 void Workspace::open(const lsp::TextDocumentItem& item) {
   docs_.open(item);
   Entry e;
-  if (const grammars::Language* lang = detect_language(item.language_id, item.uri)) {
-    e.syntax = std::make_unique<SyntaxTree>(*lang);
+  e.language = detect_language(item.language_id, item.uri);
+  if (e.language && syntax_fits(*docs_.get(item.uri))) {
+    e.syntax = std::make_unique<SyntaxTree>(*e.language);
     e.syntax->reset(item.text);
   }
   entries_[item.uri] = std::move(e);
@@ -22,9 +23,18 @@ Status Workspace::change(const lsp::DidChangeTextDocumentParams& p, lsp::Positio
   }
   Entry& e = it->second;
   if (applied->full_text) e.out_of_sync = false;
-  if (e.syntax) {
-    if (applied->full_text) e.syntax->reset(applied->snapshot->text);
-    else if (!applied->edits.empty()) e.syntax->update(applied->edits, applied->snapshot->text);
+  // A whole text decides anew whether the document gets a tree; edits that take it past
+  // the limits drop it.
+  const Snapshot& s = *applied->snapshot;
+  if (applied->full_text) {
+    e.syntax.reset();
+    if (e.language && syntax_fits(s)) {
+      e.syntax = std::make_unique<SyntaxTree>(*e.language);
+      e.syntax->reset(s.text);
+    }
+  } else if (e.syntax && !applied->edits.empty()) {
+    if (syntax_fits(s)) e.syntax->update(applied->edits, s.text);
+    else e.syntax.reset();
   }
   return {};
 }
