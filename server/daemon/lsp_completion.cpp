@@ -64,23 +64,40 @@ const std::vector<Definition>& LspServer::definitions(const std::string& uri, co
   return d.list;
 }
 
+// The extra context is chosen once per window position: the prompt starts with it, so any
+// change to it costs a prefill of the whole prompt. While the user types, the names in the
+// window and the document's definitions change (a finished line adds names, half-written
+// code turns parts of the tree into errors); rechosen on every keystroke, the definitions
+// came and went and the engine prefilled the whole prompt again. It is chosen anew when
+// the window's start moves (which changes the prompt's start anyway, in steps of
+// prefix_step_lines), the budget changes, or another document it draws on changes.
 std::vector<ContextFile> LspServer::extra_context(const std::string& uri, const Workspace::View& view,
                                                   size_t window_begin, size_t window_end,
                                                   std::string_view window_without_cursor_line, int budget_tokens) {
   if (budget_tokens <= 0 || !view.language) return {};
-  // Names used in the window's complete lines: stable while the user types on one line.
-  const std::vector<std::string> referenced = identifiers_in(window_without_cursor_line);
-  std::vector<ExtraSource> sources;
+  std::vector<std::pair<std::string, int64_t>> others;
+  std::vector<Workspace::View> other_views;
   for (const std::string& other : workspace_.uris()) {  // sorted: a stable order
     if (other == uri) continue;
     std::optional<Workspace::View> v = workspace_.get(other);
     if (!v || !v->language || !related_languages(v->language->name, view.language->name)) continue;
-    sources.push_back({prompt_path(root_uri_, other), &definitions(other, *v), 0, 0, false});
+    others.emplace_back(other, v->snapshot->version);
+    other_views.push_back(std::move(*v));
   }
+  if (auto it = extra_choice_.find(uri); it != extra_choice_.end() && it->second.window_begin == window_begin &&
+                                         it->second.budget_tokens == budget_tokens && it->second.others == others)
+    return it->second.chunks;
+  // Names used in the window's complete lines.
+  const std::vector<std::string> referenced = identifiers_in(window_without_cursor_line);
+  std::vector<ExtraSource> sources;
+  for (size_t i = 0; i < others.size(); ++i)
+    sources.push_back({prompt_path(root_uri_, others[i].first), &definitions(others[i].first, other_views[i]), 0, 0, false});
   // The same document beyond the window (nothing to add when the window holds it all).
   if (window_begin > 0 || window_end < view.snapshot->text.size())
     sources.push_back({prompt_path(root_uri_, uri), &definitions(uri, view), window_begin, window_end, true});
-  return build_extra_context(referenced, sources, budget_tokens);
+  ExtraChoice& choice = extra_choice_[uri];
+  choice = {window_begin, budget_tokens, std::move(others), build_extra_context(referenced, sources, budget_tokens)};
+  return choice.chunks;
 }
 
 FimContext LspServer::completion_context(const std::string& uri, const Workspace::View& view, size_t offset,

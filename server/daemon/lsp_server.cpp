@@ -172,6 +172,7 @@ void LspServer::on_did_close(const json& params) {
   typing_.forget(p.text_document.uri);
   scheduler_->supersede(ahead_key(p.text_document.uri));
   definitions_.erase(p.text_document.uri);
+  extra_choice_.erase(p.text_document.uri);
   if (!workspace_.close(p.text_document.uri)) log_.warn("didClose for a document that is not open: " + p.text_document.uri);
 }
 

@@ -145,6 +145,16 @@ class LspServer {
     std::vector<Definition> list;
   };
   std::map<std::string, Definitions, std::less<>> definitions_;
+  // The extra context last chosen per document, and what it was chosen for: it is kept
+  // while the window starts at the same place (and the other documents are unchanged), so
+  // the prompt's start stays the same and the engine's cache holds it (lsp_completion.cpp).
+  struct ExtraChoice {
+    size_t window_begin = 0;
+    int budget_tokens = 0;
+    std::vector<std::pair<std::string, int64_t>> others;  // the other documents used, and their versions
+    std::vector<ContextFile> chunks;
+  };
+  std::map<std::string, ExtraChoice, std::less<>> extra_choice_;
 };
 
 }  // namespace wafer

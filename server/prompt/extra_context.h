@@ -1,9 +1,10 @@
 // Extra context for the prompt: definitions and signatures of the names used near the
 // cursor, found with tree-sitter in the other open documents and in the same document
 // beyond the window. They go before the FIM prefix, one ContextFile per file (its path
-// and the snippets; the FIM template decides how a file is introduced), in a stable order (by URI, then by position) so that the prompt start does not
-// change while the user types on one line, within their own token budget, and never
-// repeating what the window already shows.
+// and the snippets; the FIM template decides how a file is introduced), in a stable order
+// (by URI, then by position), within their own token budget, and never repeating what the
+// window already shows. The daemon keeps a choice while the window's start stays put
+// (LspServer::extra_context), so that the prompt's start does not change while the user types.
 #pragma once
 
 #include <memory>

@@ -127,3 +127,21 @@ TEST_CASE("completion quality: show and partial-accept notifications are counted
   CHECK(counts["typing_through"] == 1);
   CHECK(s.client->shutdown_and_exit() == 0);
 }
+
+TEST_CASE("completion quality: the extra context stays the same while the window's start does", "[integration]") {
+  // alpha and beta are defined above the window; the window (4 lines before the cursor,
+  // starting on line 32, a multiple of the 16-line step) first uses only alpha.
+  std::string text = "def alpha(x):\n    return x + 1\ndef beta(y):\n    return y * 2\n";
+  for (int i = 4; i < 32; ++i) text += "# filler " + std::to_string(i) + "\n";
+  text += "def main():\n    v = alpha(1)\n    \n";
+  Session s({{"text", "="}, {"echo_extra", true}}, text, {"--prefix-lines", "4", "--suffix-lines", "1"});
+  const std::string first = s.suggest(34, 4);
+  CHECK(first.find("alpha") != std::string::npos);
+  CHECK(first.find("beta") == std::string::npos);
+  // A finished line that uses beta: the window still starts on line 32, so the prompt keeps
+  // its start (the engine's cache holds it) and beta waits for the window to move.
+  s.type(34, 4, "w = beta(2)\n    ");
+  CHECK(s.suggest(35, 4) == first);
+  // Elsewhere in the document the window starts elsewhere: chosen anew.
+  CHECK(s.suggest(3, 4) != first);
+}
