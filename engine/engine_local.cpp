@@ -70,6 +70,9 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
   info_.has_fim = true;
   info_.fim_format = fim_template_name(template_);
   info_.context_length = n_ctx;
+  std::vector<TokenId> sample;
+  tokenizer_.encode(kTokenDensitySample, EncodeOptions{}, sample);
+  info_.sample_tokens = static_cast<int>(sample.size());
   info_.parameters = static_cast<int64_t>(parameter_count(model_->file()));
   copy_strength_ = options_.copy_strength < 0 ? model_copy_strength(model_->file()) : options_.copy_strength;
   info_.copy_strength = copy_strength_;

@@ -61,12 +61,29 @@ struct EngineOptions {
   bool token_healing = true;
 };
 
+// Ordinary code whose token count with a model's tokenizer (ModelInfo::sample_tokens) tells
+// a caller that sizes prompts by an estimate how dense the tokenizer is.
+inline constexpr std::string_view kTokenDensitySample =
+    "def parse_args(self, args=None, namespace=None):\n"
+    "    args, argv = self.parse_known_args(args, namespace)\n"
+    "    if argv:\n"
+    "        msg = _('unrecognized arguments: %s') % ' '.join(argv)\n"
+    "        self.error(msg)\n"
+    "    return args\n"
+    "\n"
+    "static int count_items(const struct list *items, size_t limit) {\n"
+    "  int n = 0;\n"
+    "  for (size_t i = 0; i < limit && items[i].value != NULL; ++i) n += items[i].weight;\n"
+    "  return n;\n"
+    "}\n";
+
 // What the model is and what it can do, for the server's prompt building and status.
 struct ModelInfo {
   std::string name;          // general.name or the file name
   std::string architecture;  // "llama", "qwen2", ...
   bool has_fim = false;      // false: the model cannot fill in the middle
   int context_length = 0;
+  int sample_tokens = 0;     // kTokenDensitySample's tokens with the model's tokenizer (0: unknown)
   int64_t parameters = 0;
   std::string fim_format;  // the resolved FIM template, e.g. "qwen" or "starcoder-spm"
   float copy_strength = 0;   // the copy predictor's strength in use (0: off; engine/decode/copy_predictor.h)

@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
     }
     FimWindow w;
     int extra = 0;
-    fit_to_context(w, extra, info.context_length, max_tokens);
+    fit_to_context(w, extra, estimated_context(info), max_tokens);
     if (info.copy_strength > 0) w.copy_bytes = kCopyBytes;  // as the daemon does
     FimContext ctx = build_context(*snap, tree.get(), rules, cursor, w);
     const Mode mode = decide_mode(ctx.facts);

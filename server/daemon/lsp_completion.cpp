@@ -105,7 +105,7 @@ FimContext LspServer::completion_context(const std::string& uri, const Workspace
   window = fim_window(options_);
   int extra_tokens = options_.extra_tokens;
   if (const ModelInfo* model = scheduler_->model_info()) {
-    fit_to_context(window, extra_tokens, model->context_length, options_.max_tokens);
+    fit_to_context(window, extra_tokens, estimated_context(*model), options_.max_tokens);
     if (model->copy_strength > 0) window.copy_bytes = kCopyBytes;
   }
   const grammars::LanguageRules* rules = view.language ? grammars::language_rules(view.language->name) : nullptr;

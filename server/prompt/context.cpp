@@ -127,6 +127,14 @@ void fit_to_context(FimWindow& w, int& extra_tokens, int context_length, int max
   w.prefix_tokens = std::min(w.prefix_tokens, std::max(8, room - extra_tokens - w.suffix_tokens));
 }
 
+int estimated_context(const ModelInfo& model) {
+  // Within the margin fit_to_context leaves for the estimate's error (15 %): unchanged.
+  const size_t estimate = estimate_tokens(kTokenDensitySample);
+  if (model.context_length <= 0 || model.sample_tokens <= 0 || static_cast<size_t>(model.sample_tokens) * 85 <= estimate * 100)
+    return model.context_length;
+  return static_cast<int>(static_cast<int64_t>(model.context_length) * static_cast<int64_t>(estimate) / model.sample_tokens);
+}
+
 std::string detect_indent_unit(const Snapshot& s) {
   size_t tabs = 0, spaces = 0;
   std::array<size_t, 9> deltas{};

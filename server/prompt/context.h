@@ -47,6 +47,15 @@ FimWindow fim_window(const Options& o);
 // the prefix the rest. context_length <= 0: unknown, nothing changes.
 void fit_to_context(FimWindow& w, int& extra_tokens, int context_length, int max_tokens);
 
+// The model's context in estimated tokens (server/token_estimate.h), for fit_to_context: its
+// context_length, scaled down when its tokenizer makes more tokens of kTokenDensitySample
+// than the estimate's margin covers (a byte-level vocabulary makes ~3 times as many; Qwen's
+// about as many as estimated, and nothing changes). Otherwise the
+// windows overflow the context, the engine drops the extra context to fit, and whether it
+// does flips with the suffix's length from keystroke to keystroke: each flip changes the
+// prompt's start, and the whole prompt is prefilled again.
+int estimated_context(const ModelInfo& model);
+
 // What the completion decisions need to know about the cursor.
 struct CursorFacts {
   std::string line_head;     // the cursor line before the cursor

@@ -4,6 +4,7 @@
 // block; and the cursor facts (comment, string, block opener) per language.
 #include <catch2/catch.hpp>
 
+#include "server/prompt/token_estimate.h"
 #include "tests/server/context_fixture.h"
 
 using namespace wafer;
@@ -193,6 +194,22 @@ TEST_CASE("context: budgets shrink to fit the model's context", "[context]") {
   CHECK(big_extra == 512);
   fit_to_context(big, big_extra, 0, 64);  // unknown context
   CHECK(big.prefix_tokens == 1024);
+}
+
+TEST_CASE("context: a tokenizer denser than the estimate shrinks the context the budgets fit in", "[context]") {
+  const int estimate = static_cast<int>(estimate_tokens(kTokenDensitySample));
+  ModelInfo m;
+  m.context_length = 4096;
+  CHECK(estimated_context(m) == 4096);  // unknown density
+  m.sample_tokens = estimate / 2;       // a vocabulary with longer tokens: nothing to gain
+  CHECK(estimated_context(m) == 4096);
+  m.sample_tokens = estimate * 11 / 10;  // within fit_to_context's margin for the estimate
+  CHECK(estimated_context(m) == 4096);
+  m.sample_tokens = static_cast<int>(kTokenDensitySample.size());  // one token per byte
+  CHECK(estimated_context(m) < 4096 / 2);
+  CHECK(estimated_context(m) == 4096 * estimate / m.sample_tokens);
+  m.context_length = 0;  // unknown context
+  CHECK(estimated_context(m) == 0);
 }
 
 TEST_CASE("context: the copy predictor's text around the window, contiguous and capped", "[context]") {
