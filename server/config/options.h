@@ -1,5 +1,6 @@
 // Command-line options of the `wafer` binary: one struct, parsed in one place
-// (options.cpp). Subcommands read the fields they need; the LSP daemon later overlays
+// (options.cpp) as the settings table says (settings_table.h: one row per flag or LSP key).
+// Subcommands read the fields they need; the LSP daemon later overlays
 // `initializationOptions` on the same fields.
 #pragma once
 
@@ -107,7 +108,8 @@ struct Options {
 // flags without requiring the rest to be valid.
 Result<Options> parse_options(int argc, const char* const* argv);
 
-// The text printed by `wafer --help` (command empty) or `wafer COMMAND --help`.
+// The text printed by `wafer --help` (command empty) or `wafer COMMAND --help`; for
+// "settings" (`wafer help settings`), the README's table of settings (settings_markdown()).
 std::string usage(const std::string& command);
 
 }  // namespace wafer

@@ -1,0 +1,327 @@
+// The rows of the settings table (settings_table.h), and engine_options() beside them.
+#include "server/config/settings_table.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include "engine/engine.h"
+
+namespace wafer {
+namespace {
+
+using enum SettingKind;
+
+Status parse_copy_strength(Options& o, std::string_view v) {
+  if (v == "auto") return o.copy_strength = -1, Status{};
+  if (v == "off") return o.copy_strength = 0, Status{};
+  return read_flag_double("--copy-strength", v, o.copy_strength, 0, 1000);
+}
+
+Status parse_temp(Options& o, std::string_view v) {
+  std::string s(v);
+  char* end = nullptr;
+  float t = std::strtof(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !(t >= 0) || t > 100)
+    return make_error("--temp: expected a number >= 0, got '" + s + "'");
+  o.temperature = t;
+  return {};
+}
+
+Status parse_seed(Options& o, std::string_view v) {
+  unsigned long long seed = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), seed);
+  if (ec != std::errc() || p != v.data() + v.size())
+    return make_error("--seed: expected a number from 0 to " + std::to_string(~0ULL) + ", got '" +
+                      std::string(v) + "'");
+  o.seed = seed;
+  return {};
+}
+
+Status parse_api(Options& o, std::string_view v) {
+  if (v != "llamacpp" && v != "openai") return make_error("--api: expected llamacpp or openai");
+  o.api = v;
+  return {};
+}
+
+// The table. `--help` lists a command's flags in this order; the README's table of
+// settings lists the rows `wafer lsp` accepts or that have an LSP key, in this order.
+const std::vector<Setting> kTable = {
+    {.flag = "--model", .key = "model", .commands = "lsp generate info tokenize bench", .kind = String,
+     .field = &Options::model, .reload = Reload::Engine, .metavar = "PATH", .def = "none",
+     .help = "GGUF model file; `wafer lsp` needs a code model with fill-in-the-middle tokens"},
+    {.flag = "--threads", .key = "threads", .commands = "lsp generate bench info", .kind = Int,
+     .field = &Options::threads, .lo = 0, .hi = 1024, .reload = Reload::Engine, .metavar = "N",
+     .def = "0: one per core",
+     .help = "compute threads (one per physical core; each owns an equal, fixed slice of every matrix, so every "
+             "step waits for the slowest: on a CPU with performance and efficiency cores, e.g. Intel 12th–14th "
+             "generation laptops, try the number of performance cores — not measured here, this development "
+             "machine has none)"},
+    {.flag = "--context", .key = "contextLength", .commands = "lsp generate bench", .kind = Int,
+     .field = &Options::context, .lo = 16, .hi = 1 << 20, .reload = Reload::Engine, .metavar = "N",
+     .def = "4096", .help = "context length: the KV cache's size in tokens"},
+    {.flag = "--kv-type", .key = "kvType", .commands = "lsp generate bench", .kind = Choice,
+     .field = &Options::kv_type, .check = check_kv_type, .reload = Reload::Engine, .metavar = "T", .def = "f16",
+     .help = "KV cache elements: `f16` (IEEE half, llama.cpp's default: half the memory — 48 MiB instead of 96 MiB "
+             "for Qwen2.5-Coder-0.5B at 4096 tokens — and fewer bytes read per token deep in a context), `f32` "
+             "(exact) or `q8_0` (8-bit keys as llama.cpp's `--cache-type-k q8_0` stores them, half values: 37.5 "
+             "MiB, and attention scores keys with int8 dot products — a 64-token prefill 1,450 tokens deep 8 % "
+             "faster on the 0.5B model — at some accuracy, see [KV cache](#engine-speed); needs a key head size "
+             "that is a multiple of 32). After a load the log says what was chosen, e.g. `kernels avx512-vnni, 2 "
+             "threads` and `KV cache q8_0: up to 4 sessions of 4096 tokens, 37.5 MiB each`"},
+    {.flag = "--chunk-reuse", .key = "chunkReuse", .commands = "lsp", .kind = Int, .field = &Options::chunk_reuse,
+     .lo = 0, .hi = 1 << 20, .reload = Reload::Engine, .metavar = "N", .def = "0",
+     .help = "reuse cached spans of at least N tokens that moved (the suffix after a keystroke) instead of "
+             "recomputing them: ~10x faster first token per keystroke, approximate (see [Completion "
+             "engine](#completion-engine)); 0: off"},
+    {.flag = "--copy-strength", .key = "copyStrength", .commands = "lsp", .kind = Double,
+     .field = &Options::copy_strength, .lo = -1, .hi = 1000, .parse_flag = parse_copy_strength,
+     .reload = Reload::Engine, .metavar = "C", .def = "auto",
+     .help = "the copy predictor mixed into the network's predictions (see [Completion "
+             "engine](#completion-engine)): `auto` (setting: -1) uses the model file's `wafer.copy_strength` (only "
+             "the bundled wafer-tiny-code has one), `off` (0) turns it off, a number C > 0 sets it: after a repeat "
+             "of the last L tokens it weighs L/(L+C)"},
+    {.flag = "--fim-format", .key = "fimFormat", .commands = "lsp bench", .kind = Choice,
+     .field = &Options::fim_format, .check = check_fim_format, .reload = Reload::Engine, .metavar = "NAME",
+     .def = "auto",
+     .help = "the prompt format: `auto` (from the model's FIM tokens), `qwen`, `starcoder`, `deepseek`, "
+             "`codellama`, `codegemma` or `generic`, each optionally with `-spm` (suffix first: a keystroke reuses "
+             "the whole cached prompt; see [FIM prompt formats](#fim-prompt-formats))"},
+    {.flag = "--token-healing", .key = "tokenHealing", .commands = "lsp bench", .kind = OnOff,
+     .field = &Options::token_healing, .reload = Reload::Engine, .def = "on",
+     .help = "token healing: the last token before the cursor is taken off the prompt and the model writes it "
+             "again, so a cursor inside a word (`retu`) or after indentation continues the word as the model would "
+             "have written it; the suggestion never repeats what is typed (see [Token healing](#token-healing))"},
+    {.flag = "--debounce-ms", .key = "debounceMs", .commands = "lsp bench", .kind = Int,
+     .field = &Options::debounce_ms, .lo = 0, .hi = 10000, .metavar = "N", .def = "75",
+     .help = "wait this long after the last keystroke before starting the engine; an explicitly invoked request "
+             "(`triggerKind` 1) does not wait"},
+    {.flag = "--latency-budget-ms", .key = "latencyBudgetMs", .commands = "lsp bench", .kind = Int,
+     .field = &Options::latency_budget_ms, .lo = 0, .hi = 60000, .metavar = "N", .def = "300",
+     .help = "while typing, the first token of a suggestion within this long after the engine starts it: when the "
+             "part of the prompt not already cached would take longer to prefill (by the engine's own measured "
+             "speed), the suffix is cut, whole lines from its end, to fit; 0: off; an invoked request has no budget"},
+    {.flag = "--max-tokens", .key = "maxTokens", .commands = "lsp bench", .kind = Int, .field = &Options::max_tokens,
+     .lo = 1, .hi = 4096, .metavar = "N", .def = "64", .help = "longest suggestion in tokens"},
+    {.flag = "--prefix-lines", .key = "prefixLines", .commands = "lsp bench", .kind = Int,
+     .field = &Options::prefix_lines, .lo = 0, .hi = 100000, .metavar = "N", .def = "60",
+     .help = "lines before the cursor sent to the model, at most"},
+    {.flag = "--suffix-lines", .key = "suffixLines", .commands = "lsp bench", .kind = Int,
+     .field = &Options::suffix_lines, .lo = 0, .hi = 100000, .metavar = "N", .def = "20",
+     .help = "lines after the cursor sent to the model, at most"},
+    {.flag = "--prefix-tokens", .key = "prefixTokens", .commands = "lsp", .kind = Int,
+     .field = &Options::prefix_tokens, .lo = 0, .hi = 1 << 20, .metavar = "N", .def = "1024",
+     .help = "prefix budget in tokens (estimated; within ~15% of Qwen2's count)"},
+    {.flag = "--suffix-tokens", .key = "suffixTokens", .commands = "lsp", .kind = Int,
+     .field = &Options::suffix_tokens, .lo = 0, .hi = 1 << 20, .metavar = "N", .def = "256",
+     .help = "suffix budget in tokens"},
+    {.flag = "--prefix-step-lines", .key = "prefixStepLines", .commands = "lsp", .kind = Int,
+     .field = &Options::prefix_step_lines, .lo = 1, .hi = 100000, .metavar = "N", .def = "16",
+     .help = "the prefix starts on a line number that is a multiple of N, so it stays put while you type and the "
+             "model's cache keeps matching"},
+    {.flag = "--extra-tokens", .key = "extraTokens", .commands = "lsp", .kind = Int,
+     .field = &Options::extra_tokens, .lo = 0, .hi = 1 << 20, .metavar = "N", .def = "512",
+     .help = "budget for definitions from other open files and from beyond the window (0: none)"},
+    {.flag = "--alternatives", .key = "alternatives", .commands = "lsp", .kind = Int,
+     .field = &Options::alternatives, .lo = 1, .hi = 10, .metavar = "N", .def = "3",
+     .help = "suggestions returned for an explicitly invoked inline request (`triggerKind` 1): the greedy one, "
+             "then sampled ones, distinct (1–10; 1: greedy only). Automatic requests always get one"},
+    {.flag = "--alternatives-temperature", .key = "alternativesTemperature", .commands = "lsp", .kind = Double,
+     .field = &Options::alternatives_temperature, .lo = 0.01, .hi = 2.0, .metavar = "T", .def = "0.7",
+     .help = "sampling temperature of the alternatives (0.01–2)"},
+    {.flag = "--alternatives-top-p", .key = "alternativesTopP", .commands = "lsp", .kind = Double,
+     .field = &Options::alternatives_top_p, .lo = 0.01, .hi = 1.0, .metavar = "P", .def = "0.95",
+     .help = "nucleus (top-p) cut of the alternatives' sampling (0.01–1)"},
+    {.flag = "--ahead-tokens", .key = "aheadTokens", .commands = "lsp", .kind = Int,
+     .field = &Options::ahead_tokens, .lo = 0, .hi = 4096, .metavar = "N", .def = "48",
+     .help = "after answering, decode up to N tokens of what comes once the suggestion is accepted, while the "
+             "engine is idle, so the request after an accept is answered at once (0: off; see Ahead of the cursor "
+             "below)"},
+    {.key = "windowBytes", .kind = Int, .field = &Options::window_bytes, .lo = 256, .hi = 1 << 24,
+     .def = "16384", .help = "byte cap on each of prefix and suffix"},
+    {.flag = "--amx", .key = "amx", .commands = "lsp generate bench", .kind = OnOff, .field = &Options::amx,
+     .reload = Reload::Engine, .def = "on",
+     .help = "use AMX tiles for the prefill matmuls of Q8_0, Q4_0 and Q5_0 weights where the CPU has them (Intel "
+             "Xeon 4th generation, Sapphire Rapids, and later; see [AMX](#engine-speed)): Linux is asked for the "
+             "tile state and the tile kernel must give the AVX-512 kernel's results bit for bit on a test matrix "
+             "before it is used. `off` keeps to the AVX-512 VNNI kernels and never touches AMX. On a CPU with AMX "
+             "the log says when it is not used and why, e.g. `kernels avx512-vnni, 2 threads (AMX: off by --amx "
+             "off)`; in use it reads `kernels avx512-vnni+amx, 2 threads`"},
+    {.flag = "--mlock", .key = "mlock", .commands = "lsp", .kind = OnOff, .field = &Options::mlock,
+     .reload = Reload::Engine, .def = "off",
+     .help = "lock the weights a forward pass reads (repacked matrices, token embeddings) in RAM with `mlock`, so "
+             "an idle editor's model is never paged out; the log says how much was locked, and a refusal (e.g. "
+             "`RLIMIT_MEMLOCK` too low for a non-root user: raise it with `ulimit -l` or `LimitMEMLOCK=`) is a "
+             "warning message and the model still loads"},
+    {.flag = "--early-prefill", .key = "earlyPrefill", .commands = "lsp bench", .kind = OnOff,
+     .field = &Options::early_prefill, .def = "on",
+     .help = "after a keystroke, prefill the prompt of its completion request while the debounce runs (when the "
+             "engine is idle), so the request finds it cached when the debounce ends and the first token comes up "
+             "to a debounce sooner (see Early prefill below)"},
+    {.flag = "--warm", .key = "warm", .commands = "lsp", .kind = OnOff, .field = &Options::warm, .def = "on",
+     .help = "prefill the prompt at the position a `wafer/warm` notification names while the engine is idle (see "
+             "Warm-up below)"},
+    {.flag = "--languages", .key = "enabledLanguages", .commands = "lsp", .kind = List,
+     .field = &Options::languages, .metavar = "a,b", .def = "all",
+     .help = "complete only these languageIds (the flag: comma-separated)"},
+    {.flag = "--listen", .commands = "lsp", .kind = String, .field = &Options::listen, .metavar = "HOST:PORT",
+     .def = "stdio", .help = "serve one loopback TCP client instead of stdio"},
+    {.flag = "--stdio", .commands = "lsp", .kind = Switch, .field = &Options::listen,
+     .parse_flag = [](Options& o, std::string_view) { return o.listen.clear(), Status{}; },
+     .help = "serve LSP over standard input/output (the default; accepted because LSP clients such as "
+             "vscode-languageclient append it)"},
+    {.flag = "--allow-remote", .commands = "lsp", .kind = Switch, .field = &Options::allow_remote, .def = "off",
+     .help = "allow `--listen` on a non-loopback address"},
+    {.flag = "--log-file", .commands = "lsp", .kind = String, .field = &Options::log_file, .metavar = "PATH",
+     .def = "stderr", .help = "append the daemon's log to PATH"},
+    {.flag = "--fake-engine", .commands = "lsp bench", .kind = String, .field = &Options::fake_engine,
+     .reload = Reload::Backend, .metavar = "SCRIPT",
+     .help = "for wafer's own tests: a scripted engine (`tests/support/fixtures/fake_engine.h`) instead of a "
+             "model; only `wafer-scripted` (built beside the tests) has it, the installed `wafer` says so and "
+             "loads nothing"},
+    {.flag = "--backend", .key = "backend", .commands = "lsp bench", .kind = Choice, .field = &Options::backend,
+     .choices = "local llama-server openai", .reload = Reload::Backend, .metavar = "B", .def = "local",
+     .help = "where completions come from: `local` (the in-process engine, `--model`), `llama-server` (POST "
+             "/infill) or `openai` (POST /v1/completions with a FIM prompt) (see [Remote "
+             "backends](#remote-backends))"},
+    {.flag = "--backend-url", .key = "backendUrl", .commands = "lsp bench", .kind = String,
+     .field = &Options::backend_url, .reload = Reload::Backend, .metavar = "URL", .def = "none",
+     .help = "the remote server's base URL (`http://` or `https://`), e.g. `http://gpu-box:8080`; `/infill` or "
+             "`/v1/completions` is added unless the URL ends with one"},
+    {.flag = "--backend-model", .key = "backendModel", .commands = "lsp bench", .kind = String,
+     .field = &Options::backend_model, .reload = Reload::Backend, .metavar = "NAME", .def = "none",
+     .help = "`openai`: the `model` field of each request"},
+    {.flag = "--api-key-env", .key = "apiKeyEnv", .commands = "lsp bench", .kind = String,
+     .field = &Options::api_key_env, .reload = Reload::Backend, .metavar = "VAR", .def = "none",
+     .help = "read the API key (sent as `Authorization: Bearer`) from this environment variable"},
+    {.flag = "--api-key-file", .key = "apiKeyFile", .commands = "lsp bench", .kind = String,
+     .field = &Options::api_key_file, .reload = Reload::Backend, .metavar = "PATH", .def = "none",
+     .help = "read the API key from this file (trailing whitespace dropped)"},
+    {.flag = "--backend-timeout-ms", .key = "backendTimeoutMs", .commands = "lsp bench", .kind = Int,
+     .field = &Options::backend_timeout_ms, .lo = 100, .hi = 600000, .reload = Reload::Backend, .metavar = "N",
+     .def = "10000", .help = "give up on one remote request after this long"},
+    {.flag = "--fim-template", .key = "fimTemplate", .commands = "lsp bench", .kind = String,
+     .field = &Options::prompt_template, .reload = Reload::Backend, .metavar = "T", .def = "none",
+     .help = "`openai` (and `wafer bench infill --api openai`): a custom prompt text, `{extra}`, `{prefix}`, "
+             "`{suffix}` replaced, instead of the `fimFormat` family's (for `auto`: Qwen2.5-Coder's)"},
+
+    // Flags of the other subcommands.
+    {.flag = "--ids", .commands = "tokenize", .kind = Switch, .field = &Options::ids,
+     .help = "print token ids on one line, separated by spaces"},
+    {.flag = "--pieces", .commands = "tokenize", .kind = Switch, .field = &Options::pieces,
+     .help = "print one token per line: id and piece"},
+    {.flag = "--special", .commands = "tokenize", .kind = Switch, .field = &Options::special,
+     .help = "recognise special tokens written in the text (e.g. `<|fim_prefix|>`)"},
+    {.flag = "--json", .commands = "info bench", .kind = Switch, .field = &Options::json,
+     .help = "machine-readable output"},
+    {.flag = "--residency", .commands = "info", .kind = Switch, .field = &Options::residency,
+     .help = "also measure read bandwidth and report the decode ceiling (bytes per token, caches)"},
+    {.flag = "--prompt", .commands = "generate", .kind = String, .field = &Options::prompt, .metavar = "TEXT",
+     .help = "prompt text"},
+    {.flag = "--prompt-ids", .commands = "generate", .kind = String, .field = &Options::prompt_ids,
+     .metavar = "IDS", .help = "prompt as comma-separated token ids"},
+    {.flag = "-n", .commands = "generate", .kind = Int, .field = &Options::n_predict, .lo = 0, .hi = 1 << 20,
+     .metavar = "N", .def = "64", .help = "tokens to generate"},
+    {.flag = "--temp", .commands = "generate", .kind = Custom, .field = &Options::temperature,
+     .parse_flag = parse_temp, .metavar = "T", .def = "0: greedy", .help = "sampling temperature"},
+    {.flag = "--seed", .commands = "generate bench", .kind = Custom, .field = &Options::seed,
+     .parse_flag = parse_seed, .metavar = "S", .def = "0", .help = "random seed"},
+    {.flag = "--logits-json", .commands = "generate", .kind = String, .field = &Options::logits_json,
+     .metavar = "FILE", .help = "write per-position top-20 logits and the greedy tokens to FILE"},
+    {.flag = "--sha256", .commands = "pull", .kind = String, .field = &Options::sha256, .metavar = "HEX",
+     .help = "expected SHA-256 of the file (hex); catalogue models have theirs built in"},
+    {.flag = "--cache-dir", .commands = "pull", .kind = String, .field = &Options::cache_dir, .metavar = "DIR",
+     .def = "$XDG_CACHE_HOME/wafer/models or ~/.cache/wafer/models", .help = "download into DIR"},
+    {.flag = "--list", .commands = "pull", .kind = Switch, .field = &Options::list,
+     .help = "list the models known by short name, with sizes and licenses"},
+    {.flag = "--trace", .commands = "bench", .kind = String, .field = &Options::trace_file, .metavar = "FILE",
+     .help = "replay a recorded JSON-lines trace instead of synthesizing one"},
+    {.flag = "--save-trace", .commands = "bench", .kind = String, .field = &Options::save_trace,
+     .metavar = "FILE", .help = "write the replayed trace to FILE (JSON lines)"},
+    {.flag = "--keystrokes", .commands = "bench", .kind = Int, .field = &Options::keystrokes, .lo = 1,
+     .hi = 1000000, .metavar = "N", .def = "300", .help = "keystrokes in the synthesized trace"},
+    {.flag = "--start-line", .commands = "bench", .kind = Int, .field = &Options::start_line, .lo = 0,
+     .hi = 100000000, .metavar = "N", .def = "0: the middle of the file",
+     .help = "line where typing starts, 1-based"},
+    {.flag = "--wpm", .commands = "bench", .kind = Double, .field = &Options::wpm, .lo = 1, .hi = 10000,
+     .metavar = "W", .def = "50", .help = "typing speed in words (5 characters) per minute"},
+    {.flag = "--typo-rate", .commands = "bench", .kind = Double, .field = &Options::typo_rate, .lo = 0, .hi = 1,
+     .metavar = "P", .def = "0.03", .help = "chance that a letter is mistyped, then fixed with backspace"},
+    {.flag = "--accept", .commands = "bench", .kind = Double, .field = &Options::accept, .lo = 0, .hi = 1,
+     .metavar = "P", .def = "0.7", .help = "chance that the user accepts a suggestion that matches what comes next"},
+    {.flag = "--warmup", .commands = "bench", .kind = Int, .field = &Options::warmup, .lo = 0, .hi = 1000,
+     .metavar = "N", .def = "1",
+     .help = "invoked requests answered before the clock starts, e.g. while the model loads"},
+    {.flag = "--drain-ms", .commands = "bench", .kind = Int, .field = &Options::drain_ms, .lo = 0, .hi = 3600000,
+     .metavar = "N", .def = "15000", .help = "after the last keystroke, wait this long for outstanding answers"},
+    {.flag = "--no-stream", .commands = "bench", .kind = Switch, .field = &Options::no_stream,
+     .help = "do not ask for streamed partial results"},
+    {.flag = "--out", .commands = "bench", .kind = String, .field = &Options::out_file, .metavar = "FILE",
+     .help = "write the JSON report to FILE"},
+    {.flag = "--html", .commands = "bench", .kind = String, .field = &Options::html_file, .metavar = "FILE",
+     .help = "write a self-contained HTML report (histogram, latency over time) to FILE"},
+    {.flag = "--target", .commands = "bench", .kind = Custom, .field = &Options::targets,
+     .parse_flag = [](Options& o, std::string_view v) { return o.targets.emplace_back(v), Status{}; },
+     .metavar = "T",
+     .help = "another target on the same trace (repeatable): `wafer`, `lsp:COMMAND`, `llamacpp:URL`, "
+             "`openai:URL`"},
+    {.flag = "--url", .commands = "bench", .kind = String, .field = &Options::url, .metavar = "URL",
+     .help = "bench infill: the endpoint's base URL, e.g. `http://127.0.0.1:8080`"},
+    {.flag = "--api", .commands = "bench", .kind = Custom, .field = &Options::api, .parse_flag = parse_api,
+     .metavar = "API", .def = "llamacpp",
+     .help = "bench infill: `llamacpp` (POST /infill) or `openai` (POST /v1/completions with a FIM prompt)"},
+    {.flag = "--api-model", .commands = "bench", .kind = String, .field = &Options::api_model,
+     .metavar = "NAME", .help = "bench infill `--api openai`: the `model` field"},
+};
+
+}  // namespace
+
+const std::vector<Setting>& settings_table() { return kTable; }
+
+bool accepts(const Setting& s, std::string_view command) {
+  std::string_view cs = s.commands;
+  while (!cs.empty()) {
+    size_t sp = cs.find(' ');
+    if (cs.substr(0, sp) == command) return true;
+    if (sp == std::string_view::npos) break;
+    cs.remove_prefix(sp + 1);
+  }
+  return false;
+}
+
+bool takes_value(const Setting& s) { return s.kind != SettingKind::Switch; }
+
+bool same_value(const Setting& s, const Options& a, const Options& b) {
+  return std::visit(
+      [&](auto member) {
+        if constexpr (std::is_same_v<decltype(member), std::monostate>) return true;
+        else return a.*member == b.*member;
+      },
+      s.field);
+}
+
+// The rows marked Reload::Engine, and nothing else (a test changes each row's field and
+// checks that this output changes exactly for those rows).
+EngineOptions engine_options(const Options& o) {
+  EngineOptions e;
+  e.model_path = o.model;
+  e.threads = o.threads;
+  e.context_length = o.context;
+  e.kv_type = o.kv_type;
+  e.chunk_reuse_min = o.chunk_reuse;
+  e.fim_format = o.fim_format;
+  e.copy_strength = static_cast<float>(o.copy_strength);
+  e.token_healing = o.token_healing;
+  e.lock_memory = o.mlock;
+  e.amx = o.amx;
+  return e;
+}
+
+bool engine_changed(const Options& a, const Options& b) {
+  for (const Setting& s : kTable)
+    if (s.reload != Reload::None && !same_value(s, a, b)) return true;
+  return false;
+}
+
+}  // namespace wafer
