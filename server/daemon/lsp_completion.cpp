@@ -141,6 +141,17 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
     reply.result(empty_result(inline_kind));
     return;
   }
+  if (model_loading_ && !scheduler_->model_info()) {
+    stats_.count("waited_for_model");
+    for (WaitingForModel& w : waiting_for_model_)
+      if (w.uri == uri) {  // superseded by this one
+        w.reply.result(empty_result(w.inline_kind));
+        w = {uri, params, std::move(reply), inline_kind};
+        return;
+      }
+    waiting_for_model_.push_back({uri, params, std::move(reply), inline_kind});
+    return;
+  }
 
   // The cursor as the client should see it in results (a character past the line end
   // was clamped to the line end).
@@ -261,6 +272,14 @@ void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Sched
   }
   if (r.first_text_ms >= 0) stats_.record("first_text_ms", r.first_text_ms);
   stats_.count(std::string("outcome_") + to_string(r.outcome));
+  if (local && (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kCancelled ||
+                r.outcome == Scheduler::Outcome::kSuperseded))
+    log_.debug("completion " + std::string(to_string(r.outcome)) + ": reused " + std::to_string(r.timings.tokens_reused) +
+               ", prefilled " + std::to_string(r.timings.tokens_prefilled) + " tokens in " +
+               std::to_string(static_cast<int>(r.timings.prefill_ms)) + " ms, suffix cut " +
+               std::to_string(r.timings.budget_cut_tokens) + ", first token " +
+               std::to_string(static_cast<int>(r.timings.first_token_ms)) + " ms, queued " +
+               std::to_string(static_cast<int>(r.queue_ms)) + " ms");
   switch (r.outcome) {
     case Scheduler::Outcome::kDone: {
       // An edit that arrived while the engine ran is a content change in the server's

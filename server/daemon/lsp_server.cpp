@@ -213,6 +213,18 @@ void LspServer::use_remote_backend() {
   scheduler_->set_backend(std::move(backend));
 }
 
+void LspServer::resume_waiting_for_model() {
+  std::vector<WaitingForModel> waiting = std::move(waiting_for_model_);
+  waiting_for_model_.clear();
+  for (WaitingForModel& w : waiting) {
+    try {
+      on_completion(w.params, std::move(w.reply), w.inline_kind);
+    } catch (const jsonrpc::InvalidParams& e) {  // e.g. the document was closed meanwhile
+      w.reply.error({jsonrpc::kInvalidParams, e.what()});
+    }
+  }
+}
+
 void LspServer::load_model() {
   int generation = ++load_generation_;
   scheduler_->set_engine(nullptr);
@@ -287,10 +299,12 @@ void LspServer::load_model() {
           stats_.count("model_load_errors");
           if (error != last_model_error_) show_message(lsp::MessageType::kError, "wafer: cannot use the model: " + error);
           last_model_error_ = error;
+          resume_waiting_for_model();
           return;
         }
         last_model_error_.clear();
         scheduler_->set_engine((**loaded).value());
+        resume_waiting_for_model();
         stats_.record("model_load_ms", ms);
         log_.info("model loaded: " + what + " (" + std::to_string(static_cast<int>(ms)) + " ms)");
         if (const std::string& k = (**loaded).value()->info().kernels; !k.empty()) log_.info(k);

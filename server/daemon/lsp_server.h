@@ -131,6 +131,17 @@ class LspServer {
   int load_generation_ = 0;      // ignores the result of a load superseded by a newer one
   std::string last_model_error_; // shown once per distinct failure
   bool model_loading_ = false;   // requests queue behind the load instead of being refused
+  // Completion requests that came while the model loaded, the latest per document: built
+  // once it is loaded, since the prompt's budgets depend on the model (a prompt built
+  // without them differs from every later one and the cache could not reuse it).
+  struct WaitingForModel {
+    std::string uri;
+    nlohmann::json params;
+    jsonrpc::Reply reply;
+    bool inline_kind = true;
+  };
+  std::vector<WaitingForModel> waiting_for_model_;
+  void resume_waiting_for_model();
   int progress_tokens_ = 0;
   uint64_t mapping_faults_seen_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -59,6 +59,10 @@ void LspServer::submit_idle_prefill(const std::string& uri, int64_t version, Com
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   job.on_done = [this, names](Scheduler::JobResult r) {
     stats_.count(std::string(names.outcome_prefix) + to_string(r.outcome));
+    log_.debug(std::string(names.started) + " -> " + to_string(r.outcome) + ": reused " +
+               std::to_string(r.timings.tokens_reused) + ", prefilled " + std::to_string(r.timings.tokens_prefilled) +
+               " tokens in " + std::to_string(static_cast<int>(r.timings.prefill_ms)) + " ms, suffix cut " +
+               std::to_string(r.timings.budget_cut_tokens));
     if (r.outcome != Scheduler::Outcome::kDone) return;
     stats_.record(names.ms, r.engine_ms);
     stats_.count(names.tokens, static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
