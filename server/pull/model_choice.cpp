@@ -1,0 +1,126 @@
+#include "server/pull/model_choice.h"
+
+#include <cstdlib>
+#include <ranges>
+#include <system_error>
+
+#include "server/pull/model_catalog.h"
+
+namespace wafer {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+bool name_char(char c) { return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+Result<std::string> env(const std::string& name, std::string_view in) {
+  const char* v = std::getenv(name.c_str());
+  if (!v) return make_error("cannot expand '" + std::string(in) + "': $" + name + " is not set");
+  return std::string(v);
+}
+
+}  // namespace
+
+const char* to_string(ModelSource source) {
+  switch (source) {
+    case ModelSource::kSetting: return "setting";
+    case ModelSource::kCache: return "cache";
+    case ModelSource::kBundled: return "bundled";
+  }
+  return "setting";
+}
+
+ModelSearch default_model_search(const std::string& cache_dir_override) {
+  ModelSearch s;
+  s.cache_dir = cache_dir_override;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) s.bundled.push_back(exe.parent_path().parent_path() / "share" / "wafer" / "models" / kBundledModelFile);
+#ifdef WAFER_SOURCE_DIR
+  s.bundled.push_back(fs::path(WAFER_SOURCE_DIR) / "models" / kBundledModelFile);
+#endif
+  return s;
+}
+
+Result<std::string> expand_user_path(std::string_view in) {
+  std::string out;
+  size_t i = 0;
+  if (!in.empty() && in[0] == '~' && (in.size() == 1 || in[1] == '/')) {
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) return make_error("cannot expand '" + std::string(in) + "': $HOME is not set");
+    out = home;
+    i = 1;
+  }
+  while (i < in.size()) {
+    const char c = in[i];
+    if (c != '$' || i + 1 == in.size()) {
+      out += c;
+      ++i;
+      continue;
+    }
+    std::string name;
+    size_t next = i + 1;
+    if (in[next] == '{') {
+      const size_t close = in.find('}', next);
+      if (close == std::string_view::npos) return make_error("cannot expand '" + std::string(in) + "': unclosed ${");
+      name = in.substr(next + 1, close - next - 1);
+      next = close + 1;
+    } else {
+      while (next < in.size() && name_char(in[next])) name += in[next++];
+    }
+    if (name.empty()) {  // a lone '$' is kept
+      out += c;
+      ++i;
+      continue;
+    }
+    Result<std::string> value = env(name, in);
+    if (!value) return value.error();
+    out += *value;
+    i = next;
+  }
+  return out;
+}
+
+Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& search) {
+  if (!setting.empty()) {
+    Result<std::string> expanded = expand_user_path(setting);
+    if (!expanded) return expanded.error();
+    Result<std::string> path = resolve_model_path(*expanded, search.cache_dir);
+    if (!path) return path.error();
+    ModelChoice c{*path, ModelSource::kSetting, ""};
+    for (const CatalogModel& m : model_catalog())
+      if (m.name == *expanded) c.catalogue_name = m.name;
+    return c;
+  }
+  // The catalogue is ordered from the smallest model to the largest: the last one present
+  // is the most capable.
+  if (Result<fs::path> dir = model_cache_dir(search.cache_dir); dir) {
+    for (const CatalogModel& m : std::views::reverse(model_catalog()))
+      if (is_file(*dir / m.file)) return ModelChoice{(*dir / m.file).string(), ModelSource::kCache, std::string(m.name)};
+  }
+  for (const fs::path& p : search.bundled)
+    if (is_file(p)) return ModelChoice{p.string(), ModelSource::kBundled, ""};
+  return make_error("no model found: set --model PATH (or the \"model\" setting), or download one with: wafer pull " +
+                    std::string(kSuggestedModel));
+}
+
+std::string describe_choice(const ModelChoice& c, std::string_view model_name) {
+  std::string name = model_name.empty() ? fs::path(c.path).filename().string() : std::string(model_name);
+  std::string s = name + " (" + c.path + ")";
+  switch (c.source) {
+    case ModelSource::kSetting: break;
+    case ModelSource::kCache: s += ", the most capable model in the download cache"; break;
+    case ModelSource::kBundled:
+      s += ", the tiny model bundled with wafer; for much better suggestions run: wafer pull " +
+           std::string(kSuggestedModel);
+      break;
+  }
+  return s;
+}
+
+}  // namespace wafer

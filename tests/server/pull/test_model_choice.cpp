@@ -1,0 +1,139 @@
+// Which model serves: the setting (expanded, or a pulled catalogue name), else the most
+// capable pulled catalogue model, else the bundled one; and the expansion of `~` and $VAR.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "server/pull/model_catalog.h"
+#include "server/pull/model_choice.h"
+#include "tests/support/testing.h"
+
+using namespace wafer;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Sets an environment variable for the scope, restoring the old value (or its absence).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+void touch(const fs::path& p) {
+  fs::create_directories(p.parent_path());
+  test::write_file(p, "GGUF");
+}
+
+}  // namespace
+
+TEST_CASE("model paths: ~ and $VAR / ${VAR} are expanded; unset variables are errors", "[pull][choice]") {
+  ScopedEnv home("HOME", "/home/me");
+  ScopedEnv models("WAFER_TEST_MODELS", "/data/models");
+  ScopedEnv unset("WAFER_TEST_UNSET", nullptr);
+  CHECK(*expand_user_path("~") == "/home/me");
+  CHECK(*expand_user_path("~/m.gguf") == "/home/me/m.gguf");
+  CHECK(*expand_user_path("$WAFER_TEST_MODELS/m.gguf") == "/data/models/m.gguf");
+  CHECK(*expand_user_path("${WAFER_TEST_MODELS}x/m.gguf") == "/data/modelsx/m.gguf");
+  CHECK(*expand_user_path("~/$WAFER_TEST_MODELS") == "/home/me//data/models");
+  // Left alone: a ~ that is not the first component, a lone or trailing $, plain paths.
+  CHECK(*expand_user_path("/a/~b/c") == "/a/~b/c");
+  CHECK(*expand_user_path("~other/m.gguf") == "~other/m.gguf");
+  CHECK(*expand_user_path("/a/$/b$") == "/a/$/b$");
+  CHECK(*expand_user_path("qwen2.5-coder-1.5b") == "qwen2.5-coder-1.5b");
+
+  auto bad = expand_user_path("$WAFER_TEST_UNSET/m.gguf");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("$WAFER_TEST_UNSET is not set") != std::string::npos);
+  CHECK_FALSE(expand_user_path("${WAFER_TEST_MODELS/m.gguf").ok());  // unclosed
+  ScopedEnv no_home("HOME", nullptr);
+  CHECK_FALSE(expand_user_path("~/m.gguf").ok());
+}
+
+TEST_CASE("model choice: the setting, then the best pulled model, then the bundled one", "[pull][choice]") {
+  test::TempDir dir;
+  ModelSearch search;
+  search.cache_dir = (dir / "cache").string();
+  search.bundled = {dir / "installed" / "wafer-tiny.gguf", dir / "source" / "wafer-tiny.gguf"};
+
+  // Nothing anywhere: an error that says how to get a model.
+  auto none = choose_model("", search);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message.find("wafer pull " + std::string(kSuggestedModel)) != std::string::npos);
+
+  // The bundled model: the first candidate that exists (installed before the source tree).
+  touch(dir / "source" / "wafer-tiny.gguf");
+  auto bundled = choose_model("", search);
+  REQUIRE(bundled.ok());
+  CHECK(bundled->source == ModelSource::kBundled);
+  CHECK(bundled->path == (dir / "source" / "wafer-tiny.gguf").string());
+  touch(dir / "installed" / "wafer-tiny.gguf");
+  CHECK(choose_model("", search)->path == (dir / "installed" / "wafer-tiny.gguf").string());
+  CHECK_THAT(describe_choice(*choose_model("", search), "wafer-tiny-code"),
+             Catch::Contains("wafer-tiny-code (") && Catch::Contains("wafer pull " + std::string(kSuggestedModel)));
+
+  // A pulled catalogue model beats the bundled one; the most capable (largest) of several.
+  const auto catalogue = model_catalog();
+  REQUIRE(catalogue.size() >= 3);
+  touch(dir / "cache" / std::string(catalogue[0].file));
+  auto small = choose_model("", search);
+  REQUIRE(small.ok());
+  CHECK(small->source == ModelSource::kCache);
+  CHECK(small->catalogue_name == catalogue[0].name);
+  touch(dir / "cache" / std::string(catalogue[2].file));
+  touch(dir / "cache" / (std::string(catalogue[1].file) + ".part"));  // an unfinished download does not count
+  auto best = choose_model("", search);
+  REQUIRE(best.ok());
+  CHECK(best->catalogue_name == catalogue[2].name);
+  CHECK(best->path == (dir / "cache" / std::string(catalogue[2].file)).string());
+  CHECK_THAT(describe_choice(*best, ""), Catch::Contains(std::string(catalogue[2].file)) &&
+                                             !Catch::Contains("wafer pull"));
+
+  // The setting wins over both: a file as given, with ~ and $VAR expanded...
+  touch(dir / "mine.gguf");
+  ScopedEnv var("WAFER_TEST_DIR", dir.path().c_str());
+  auto set = choose_model("$WAFER_TEST_DIR/mine.gguf", search);
+  REQUIRE(set.ok());
+  CHECK(set->source == ModelSource::kSetting);
+  CHECK(set->path == (dir / "mine.gguf").string());
+  {
+    ScopedEnv home("HOME", dir.path().c_str());
+    CHECK(choose_model("~/mine.gguf", search)->path == (dir / "mine.gguf").string());
+  }
+  // ... or a catalogue name looked up in the pull cache, even when a larger one is there.
+  auto named = choose_model(std::string(catalogue[0].name), search);
+  REQUIRE(named.ok());
+  CHECK(named->source == ModelSource::kSetting);
+  CHECK(named->catalogue_name == catalogue[0].name);
+  CHECK(named->path == (dir / "cache" / std::string(catalogue[0].file)).string());
+  // A name that was not pulled, or a path that does not exist, is not replaced by a default.
+  auto not_pulled = choose_model(std::string(catalogue[1].name), search);
+  REQUIRE_FALSE(not_pulled.ok());
+  CHECK(not_pulled.error().message.find("run: wafer pull " + std::string(catalogue[1].name)) != std::string::npos);
+  CHECK(choose_model("/no/such/model.gguf", search)->path == "/no/such/model.gguf");  // the loader reports it
+  CHECK_FALSE(choose_model("$WAFER_TEST_NOT_SET_ANYWHERE/m.gguf", search).ok());
+}
+
+TEST_CASE("model choice: this process's search looks next to the binary, then in the source tree", "[pull][choice]") {
+  const ModelSearch s = default_model_search("/tmp/cache");
+  CHECK(s.cache_dir == "/tmp/cache");
+  REQUIRE(s.bundled.size() == 2);
+  CHECK(s.bundled[0].string().ends_with("share/wafer/models/" + std::string(kBundledModelFile)));
+  // A test binary runs in the build tree: the source tree's bundled model is found.
+  CHECK(fs::is_regular_file(s.bundled[1]));
+  CHECK(s.bundled[1].filename() == kBundledModelFile);
+}
