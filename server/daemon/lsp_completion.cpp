@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "server/daemon/completion.h"
+#include "server/daemon/completion_request.h"
 #include "server/daemon/completion_state.h"
 #include "server/prompt/context.h"
 #include "server/prompt/filters.h"
@@ -64,62 +65,48 @@ const std::vector<Definition>& LspServer::definitions(const std::string& uri, co
   return d.list;
 }
 
-// The extra context is chosen once per window position: the prompt starts with it, so any
-// change to it costs a prefill of the whole prompt. While the user types, the names in the
-// window and the document's definitions change (a finished line adds names, half-written
-// code turns parts of the tree into errors); rechosen on every keystroke, the definitions
-// came and went and the engine prefilled the whole prompt again. It is chosen anew when
-// the window's start moves (which changes the prompt's start anyway, in steps of
-// prefix_step_lines), the budget changes, or another document it draws on changes.
-std::vector<ContextFile> LspServer::extra_context(const std::string& uri, const Workspace::View& view,
-                                                  size_t window_begin, size_t window_end,
-                                                  std::string_view window_without_cursor_line, int budget_tokens) {
-  if (budget_tokens <= 0 || !view.language) return {};
-  std::vector<std::pair<std::string, int64_t>> others;
-  std::vector<Workspace::View> other_views;
-  for (const std::string& other : workspace_.uris()) {  // sorted: a stable order
-    if (other == uri) continue;
-    std::optional<Workspace::View> v = workspace_.get(other);
-    if (!v || !v->language || !related_languages(v->language->name, view.language->name)) continue;
-    others.emplace_back(other, v->snapshot->version);
-    other_views.push_back(std::move(*v));
-  }
-  if (auto it = extra_choice_.find(uri); it != extra_choice_.end() && it->second.window_begin == window_begin &&
-                                         it->second.budget_tokens == budget_tokens && it->second.others == others)
-    return it->second.chunks;
-  // Names used in the window's complete lines.
-  const std::vector<std::string> referenced = identifiers_in(window_without_cursor_line);
-  std::vector<ExtraSource> sources;
-  for (size_t i = 0; i < others.size(); ++i)
-    sources.push_back({prompt_path(root_uri_, others[i].first), &definitions(others[i].first, other_views[i]), 0, 0, false});
-  // The same document beyond the window (nothing to add when the window holds it all).
-  if (window_begin > 0 || window_end < view.snapshot->text.size())
-    sources.push_back({prompt_path(root_uri_, uri), &definitions(uri, view), window_begin, window_end, true});
-  ExtraChoice& choice = extra_choice_[uri];
-  choice = {window_begin, budget_tokens, std::move(others), build_extra_context(referenced, sources, budget_tokens)};
-  return choice.chunks;
+CompletionSite LspServer::completion_site(const std::string& uri, const Workspace::View& view, size_t offset) {
+  CompletionSite site;
+  site.options = &options_;
+  site.model = scheduler_->model_info();
+  site.root_uri = root_uri_;
+  site.uri = uri;
+  site.view = &view;
+  site.offset = offset;
+  site.others = [this, &uri, &view] {
+    std::vector<ExtraSource> sources;
+    for (const std::string& other : workspace_.uris()) {  // sorted: a stable order
+      if (other == uri) continue;
+      std::optional<Workspace::View> v = workspace_.get(other);
+      if (!v || !v->language || !related_languages(v->language->name, view.language->name)) continue;
+      sources.push_back({prompt_path(root_uri_, other), &definitions(other, *v), 0, 0, false});
+    }
+    return sources;
+  };
+  site.own_definitions = [this, &uri, &view]() -> const std::vector<Definition>& { return definitions(uri, view); };
+  site.keep_extra = [this, &uri, &view](size_t window_begin, int budget, const CompletionSite::ChooseExtra& choose) {
+    std::vector<std::pair<std::string, int64_t>> others;  // the documents it may draw on, and their versions
+    for (const std::string& other : workspace_.uris()) {
+      if (other == uri) continue;
+      std::optional<Workspace::View> v = workspace_.get(other);
+      if (v && v->language && related_languages(v->language->name, view.language->name))
+        others.emplace_back(other, v->snapshot->version);
+    }
+    auto it = extra_choice_.find(uri);
+    if (it != extra_choice_.end() && it->second.window_begin == window_begin && it->second.budget_tokens == budget &&
+        it->second.others == others)
+      return it->second.chunks;
+    ExtraChoice& choice = extra_choice_[uri];
+    choice = {window_begin, budget, std::move(others), choose()};
+    return choice.chunks;
+  };
+  return site;
 }
 
-FimContext LspServer::completion_context(const std::string& uri, const Workspace::View& view, size_t offset,
-                                         FimWindow& window) {
-  window = fim_window(options_);
-  int extra_tokens = options_.extra_tokens;
-  if (const ModelInfo* model = scheduler_->model_info()) {
-    fit_to_context(window, extra_tokens, estimated_context(*model), options_.max_tokens);
-    if (model->copy_strength > 0) window.copy_bytes = kCopyBytes;
-  }
-  const grammars::LanguageRules* rules = view.language ? grammars::language_rules(view.language->name) : nullptr;
-  FimContext ctx = build_context(*view.snapshot, view.tree.get(), rules, offset, window);
-  const std::string& pre = ctx.request.prefix;
-  std::string window_text =
-      pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
-  ctx.request.extra = extra_context(uri, view, ctx.prefix_begin, ctx.suffix_end, window_text, extra_tokens);
-  if (!ctx.request.extra.empty()) stats_.count("extra_context");
-  ctx.request.file_path = prompt_path(root_uri_, uri);
-  ctx.request.repo_name = repo_name_of(root_uri_);
-  if (rules) ctx.request.line_comment = std::string(rules->line_comment);
-  ctx.request.max_tokens = options_.max_tokens;
-  return ctx;
+PreparedCompletion LspServer::prepare(const std::string& uri, const Workspace::View& view, size_t offset) {
+  PreparedCompletion p = prepare_completion(completion_site(uri, view, offset));
+  if (!p.request.extra.empty()) stats_.count("extra_context");
+  return p;
 }
 
 void LspServer::on_completion(const json& params, Reply reply, bool inline_kind) {
@@ -190,9 +177,8 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
       since_edit = std::chrono::duration<double, std::milli>(t0 - e->second).count();
     job.debounce_ms = std::max(0, options_.debounce_ms - static_cast<int>(since_edit));
   }
-  FimWindow window;
-  FimContext ctx = completion_context(uri, *view, *offset, window);
-  const Mode mode = decide_mode(ctx.facts);
+  PreparedCompletion prepared = prepare(uri, *view, *offset);
+  const Mode mode = prepared.mode;
   auto st = std::make_shared<CompletionState>();
   st->uri = uri;
   st->version = version;
@@ -204,18 +190,16 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   st->offset = *offset;
   st->language = view->language;
   st->tree = view->tree;
-  st->facts = std::make_shared<const CursorFacts>(std::move(ctx.facts));
+  st->facts = prepared.facts;
   st->mode = mode;
-  st->window = window;
+  st->window = prepared.window;
   // "engine", "llama-server" or "openai": reported with the answer and in the statistics.
   st->provider = scheduler_->provider();
   st->served_by = scheduler_->served_by();
-  job.request = std::move(ctx.request);
+  job.request = std::move(prepared.request);  // with the stop rule, which runs on the engine thread
   // Automatic requests (typing) have a first-token budget: over it, the engine shortens the
   // suffix rather than answer late. An invoked request waits for the whole prompt.
   if (p.trigger_kind != lsp::kTriggerInvoked) job.request.first_token_budget_ms = options_.latency_budget_ms;
-  // Runs on the engine thread: reads only the immutable facts.
-  job.request.should_stop = [facts = st->facts, mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
   stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
   if (alternatives || options_.ahead_tokens > 0) st->request = job.request;
   std::optional<CompletionRequest> early;  // submitted after the job (whose submit ends older background work)

@@ -15,6 +15,7 @@
 
 #include <uv.h>
 
+#include "server/daemon/completion_request.h"
 #include "server/lsp/jsonrpc.h"
 #include "server/daemon/log.h"
 #include "server/config/options.h"
@@ -75,12 +76,11 @@ class LspServer {
 
   // lsp_completion.cpp
   void on_completion(const nlohmann::json& params, jsonrpc::Reply reply, bool inline_kind);
-  // The engine request (and cursor facts) of a completion at `offset` of the document:
-  // windowed text, extra context, names, max_tokens; `window` gets the FIM window used.
-  FimContext completion_context(const std::string& uri, const Workspace::View& view, size_t offset, FimWindow& window);
-  std::vector<ContextFile> extra_context(const std::string& uri, const Workspace::View& view, size_t window_begin,
-                                         size_t window_end, std::string_view window_without_cursor_line,
-                                         int budget_tokens);
+  // The completion at `offset` of the document as completion_request.h builds it for every
+  // caller, with this server's workspace (other open documents) and model; counts requests
+  // that got extra context.
+  CompletionSite completion_site(const std::string& uri, const Workspace::View& view, size_t offset);
+  PreparedCompletion prepare(const std::string& uri, const Workspace::View& view, size_t offset);
   void on_greedy_done(const std::shared_ptr<CompletionState>& st, Scheduler::JobResult r);
   // lsp_alternatives.cpp
   void run_alternative(const std::shared_ptr<CompletionState>& st, int index);

@@ -25,10 +25,10 @@ void LspServer::on_warm(const nlohmann::json& params) {
     stats_.count("warm_skipped");
     return;
   }
-  FimWindow window;
-  FimContext ctx = completion_context(uri, *view, *offset, window);
+  PreparedCompletion prepared = prepare(uri, *view, *offset);
+  prepared.request.should_stop = nullptr;  // nothing is generated
   const int64_t version = view->snapshot->version;
-  submit_idle_prefill(uri, version, std::move(ctx.request),
+  submit_idle_prefill(uri, version, std::move(prepared.request),
                       {"warm_started", "warm_outcome_", "warm_ms", "warm_prefilled_tokens"});
 }
 
