@@ -3,7 +3,6 @@
 #include <chrono>
 
 #include "engine/base/version.h"
-#include "server/pull/model_catalog.h"
 #include "server/backends/remote_backend.h"
 #include "server/daemon/scripted_engine.h"
 #include "server/daemon/settings.h"
@@ -180,8 +179,15 @@ void LspServer::on_stats(Reply reply) {
   json s = stats_.to_json();
   s["documents"] = workspace_.size();
   s["engine_busy"] = scheduler_->engine_busy();
-  if (const ModelInfo* m = scheduler_->model_info()) s["model"] = {{"name", m->name}, {"architecture", m->architecture}};
-  else s["model"] = nullptr;
+  if (const ModelInfo* m = scheduler_->model_info()) {
+    s["model"] = {{"name", m->name}, {"architecture", m->architecture}};
+    if (served_model_) {  // the local engine's file, and why it was chosen (setting, cache, bundled)
+      s["model"]["path"] = served_model_->path;
+      s["model"]["source"] = to_string(served_model_->source);
+    }
+  } else {
+    s["model"] = nullptr;
+  }
   s["backend"] = options_.backend;
   // The local engine's kernels and what they chose by timing themselves (engine/kernels).
   const ComputeKernels k = compute_kernels(options_.amx);
@@ -231,13 +237,10 @@ void LspServer::load_model() {
   scheduler_->set_backend(nullptr);
   model_loading_ = false;
   if (options_.backend != "local") return use_remote_backend();
-  std::string what = options_.fake_engine.empty() ? options_.model : "fake engine " + options_.fake_engine;
-  if (options_.model.empty() && options_.fake_engine.empty()) {
-    show_message(lsp::MessageType::kWarning,
-                 "wafer: no model configured, so there are no completions. Set --model PATH or "
-                 "initializationOptions {\"model\": PATH}.");
-    return;
-  }
+  served_model_.reset();
+  std::string what = !options_.fake_engine.empty() ? "fake engine " + options_.fake_engine
+                     : options_.model.empty()      ? std::string("the default model")
+                                                   : options_.model;
   // Work-done progress, if the client supports it: create the token, begin once the client
   // acknowledged it, end when loading finishes.
   struct Progress {
@@ -257,29 +260,32 @@ void LspServer::load_model() {
   }
   using Loaded = std::optional<Result<std::shared_ptr<Engine>>>;
   auto loaded = std::make_shared<Loaded>();
+  auto choice = std::make_shared<std::optional<ModelChoice>>();
   EngineOptions eo = engine_options(options_);
   std::string fake = options_.fake_engine;
   auto t0 = std::chrono::steady_clock::now();
   model_loading_ = true;
   scheduler_->run_on_engine_thread(
-      [loaded, eo, fake] {
+      [loaded, choice, eo, fake] {
         if (!fake.empty()) {
           loaded->emplace(make_scripted_engine(fake));
           return;
         }
-        // A catalogue name (`wafer pull NAME`) means the cached download.
-        Result<std::string> path = resolve_model_path(eo.model_path, "");
-        if (!path) {
-          loaded->emplace(path.error());
+        // The setting (a path, or a catalogue name meaning the cached download), else the
+        // most capable pulled model, else the bundled one (server/pull/model_choice.h).
+        Result<ModelChoice> chosen = choose_model(eo.model_path, default_model_search());
+        if (!chosen) {
+          loaded->emplace(chosen.error());
           return;
         }
+        *choice = *chosen;
         EngineOptions resolved = eo;
-        resolved.model_path = *path;
+        resolved.model_path = chosen->path;
         Result<std::unique_ptr<Engine>> r = load_engine(resolved);
         if (r) loaded->emplace(std::shared_ptr<Engine>(std::move(r).value()));
         else loaded->emplace(r.error());
       },
-      [this, loaded, progress, generation, what, t0, alive = alive_] {
+      [this, loaded, choice, progress, generation, what, t0, alive = alive_] {
         if (!*alive || generation != load_generation_) return;
         progress->finished = true;
         model_loading_ = false;
@@ -306,7 +312,17 @@ void LspServer::load_model() {
         scheduler_->set_engine((**loaded).value());
         resume_waiting_for_model();
         stats_.record("model_load_ms", ms);
-        log_.info("model loaded: " + what + " (" + std::to_string(static_cast<int>(ms)) + " ms)");
+        log_.info("model loaded: " + (*choice ? (*choice)->path : what) + " (" + std::to_string(static_cast<int>(ms)) +
+                  " ms)");
+        served_model_ = *choice;
+        // Which model serves, once per model: users who set none learn what they got and,
+        // with the bundled one, how to get a better one.
+        if (served_model_ && served_model_->path != announced_model_) {
+          announced_model_ = served_model_->path;
+          const std::string line = "completions from " + describe_choice(*served_model_, (**loaded).value()->info().name);
+          log_.info(line);
+          show_message(lsp::MessageType::kInfo, "wafer: " + line);
+        }
         if (const std::string& k = (**loaded).value()->info().kernels; !k.empty()) log_.info(k);
         if (const std::string& kv = (**loaded).value()->info().kv_cache; !kv.empty()) log_.info(kv);
         // --mlock: where the weights are; a refusal does not stop completions, but the user asked.

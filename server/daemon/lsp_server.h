@@ -26,6 +26,7 @@
 #include "server/daemon/stats.h"
 #include "server/prompt/typing_cache.h"
 #include "server/prompt/workspace.h"
+#include "server/pull/model_choice.h"
 
 namespace wafer {
 
@@ -143,6 +144,9 @@ class LspServer {
   std::vector<WaitingForModel> waiting_for_model_;
   void resume_waiting_for_model();
   int progress_tokens_ = 0;
+  // The model that serves (local engine): what the setting or the default order chose.
+  std::optional<ModelChoice> served_model_;
+  std::string announced_model_;  // the path last announced to the user (once per model)
   uint64_t mapping_faults_seen_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   // Time of the last edit per document: the debounce counts from the last keystroke, so a
