@@ -11,6 +11,7 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
 int run_lsp(const Options& options);
+int run_complete(const Options& options);
 int run_tokenize(const Options& options);
 int run_generate(const Options& options);
 int run_info(const Options& options);

@@ -25,6 +25,7 @@ int run_wafer(int argc, char** argv) {
     return o.help ? kExitOk : kExitUsage;
   }
   if (o.command == "lsp") return run_lsp(o);
+  if (o.command == "complete") return run_complete(o);
   if (o.command == "tokenize") return run_tokenize(o);
   if (o.command == "generate") return run_generate(o);
   if (o.command == "info") return run_info(o);

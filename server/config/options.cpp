@@ -10,7 +10,7 @@
 namespace wafer {
 namespace {
 
-constexpr std::array<std::string_view, 7> kCommands{"lsp", "tokenize", "generate", "info", "bench",
+constexpr std::array<std::string_view, 8> kCommands{"lsp", "complete", "tokenize", "generate", "info", "bench",
                                                     "pull", "help"};
 
 // Flag values, read as the row's kind says (settings_table.cpp).
@@ -178,6 +178,7 @@ std::string usage(const std::string& command) {
         "usage: wafer [--version] [--help] COMMAND [OPTIONS]\n\n"
         "commands:\n"
         "  lsp        run the Language Server Protocol daemon (stdio, or --listen)\n"
+        "  complete   complete at FILE:LINE:COL of a file, as the daemon would (timings on stderr)\n"
         "  tokenize   tokenize text with a model's tokenizer\n"
         "  generate   generate text from a prompt (timings on stderr)\n"
         "  info       describe a GGUF model\n"
@@ -190,6 +191,8 @@ std::string usage(const std::string& command) {
   if (command == "settings") return settings_markdown();
   s = "usage: wafer " + command;
   if (command == "tokenize") s += " MODEL.gguf [--ids|--pieces] [--special] [TEXT]   (TEXT from stdin when absent)";
+  else if (command == "complete")
+    s += " FILE:LINE:COL [--model PATH|NAME] [--max-tokens N] [--json]   (LINE and COL from 1; COL counts characters)";
   else if (command == "info") s += " MODEL.gguf [--json] [--residency [--threads N]]";
   else if (command == "generate") s += " MODEL.gguf --prompt TEXT [-n N] [--temp T] [--seed S] [--threads N]";
   else if (command == "lsp") s += " [--model PATH] [--listen 127.0.0.1:PORT] [OPTIONS]";

@@ -13,13 +13,13 @@
 namespace wafer {
 
 struct Options {
-  std::string command;                // "lsp", "tokenize", "generate", "info", "bench", "pull", "" (none)
+  std::string command;                // "lsp", "complete", "tokenize", "generate", "info", "bench", "pull", "" (none)
   std::vector<std::string> positional;  // arguments after the subcommand that are not flags
   int positional_before_dashes = -1;    // how many of them came before "--" (-1: no "--")
   bool help = false;
   bool version = false;
 
-  // Model and engine (lsp, generate, info, tokenize, bench).
+  // Model and engine (lsp, complete, generate, info, tokenize, bench).
   std::string model;
   int threads = 0;                    // 0: one per physical core
   int context = 4096;

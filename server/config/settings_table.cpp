@@ -48,17 +48,19 @@ Status parse_api(Options& o, std::string_view v) {
 // The table. `--help` lists a command's flags in this order; the README's table of
 // settings lists the rows `wafer lsp` accepts or that have an LSP key, in this order.
 const std::vector<Setting> kTable = {
-    {.flag = "--model", .key = "model", .commands = "lsp generate info tokenize bench", .kind = String,
-     .field = &Options::model, .reload = Reload::Engine, .metavar = "PATH", .def = "none",
-     .help = "GGUF model file; `wafer lsp` needs a code model with fill-in-the-middle tokens"},
-    {.flag = "--threads", .key = "threads", .commands = "lsp generate bench info", .kind = Int,
+    {.flag = "--model", .key = "model", .commands = "lsp complete generate info tokenize bench", .kind = String,
+     .field = &Options::model, .reload = Reload::Engine, .metavar = "PATH|NAME", .def = "see below",
+     .help = "GGUF model file (`~` and `$VAR` expanded) or the name of a catalogue model `wafer pull` downloaded; "
+             "`wafer lsp` needs a code model with fill-in-the-middle tokens. Unset: the largest catalogue model "
+             "already pulled, else the bundled model"},
+    {.flag = "--threads", .key = "threads", .commands = "lsp complete generate bench info", .kind = Int,
      .field = &Options::threads, .lo = 0, .hi = 1024, .reload = Reload::Engine, .metavar = "N",
      .def = "0: one per core",
      .help = "compute threads (one per physical core; each owns an equal, fixed slice of every matrix, so every "
              "step waits for the slowest: on a CPU with performance and efficiency cores, e.g. Intel 12th–14th "
              "generation laptops, try the number of performance cores — not measured here, this development "
              "machine has none)"},
-    {.flag = "--context", .key = "contextLength", .commands = "lsp generate bench", .kind = Int,
+    {.flag = "--context", .key = "contextLength", .commands = "lsp complete generate bench", .kind = Int,
      .field = &Options::context, .lo = 16, .hi = 1 << 20, .reload = Reload::Engine, .metavar = "N",
      .def = "4096", .help = "context length: the KV cache's size in tokens"},
     {.flag = "--kv-type", .key = "kvType", .commands = "lsp generate bench", .kind = Choice,
@@ -102,7 +104,7 @@ const std::vector<Setting> kTable = {
      .help = "while typing, the first token of a suggestion within this long after the engine starts it: when the "
              "part of the prompt not already cached would take longer to prefill (by the engine's own measured "
              "speed), the suffix is cut, whole lines from its end, to fit; 0: off; an invoked request has no budget"},
-    {.flag = "--max-tokens", .key = "maxTokens", .commands = "lsp bench", .kind = Int, .field = &Options::max_tokens,
+    {.flag = "--max-tokens", .key = "maxTokens", .commands = "lsp complete bench", .kind = Int, .field = &Options::max_tokens,
      .lo = 1, .hi = 4096, .metavar = "N", .def = "64", .help = "longest suggestion in tokens"},
     {.flag = "--prefix-lines", .key = "prefixLines", .commands = "lsp bench", .kind = Int,
      .field = &Options::prefix_lines, .lo = 0, .hi = 100000, .metavar = "N", .def = "60",
@@ -213,7 +215,7 @@ const std::vector<Setting> kTable = {
      .help = "print one token per line: id and piece"},
     {.flag = "--special", .commands = "tokenize", .kind = Switch, .field = &Options::special,
      .help = "recognise special tokens written in the text (e.g. `<|fim_prefix|>`)"},
-    {.flag = "--json", .commands = "info bench", .kind = Switch, .field = &Options::json,
+    {.flag = "--json", .commands = "complete info bench", .kind = Switch, .field = &Options::json,
      .help = "machine-readable output"},
     {.flag = "--residency", .commands = "info", .kind = Switch, .field = &Options::residency,
      .help = "also measure read bandwidth and report the decode ceiling (bytes per token, caches)"},

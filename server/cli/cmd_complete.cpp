@@ -1,0 +1,233 @@
+// `wafer complete FILE:LINE:COL [--model PATH|NAME] [--max-tokens N] [--json]`: one inline
+// completion at a position of a file on disk, built and finished exactly as the daemon
+// does for textDocument/inlineCompletion (server/daemon/completion_request.h: the same
+// context window, extra context, request fields and stop rule; prompt/filters.h: the same
+// post-processing), with the model chosen in the daemon's order (server/pull/model_choice.h).
+// The suggestion goes to stdout; the model and the times to the first token and to the end
+// to stderr (everything to stdout as one object with --json). LINE and COL count from 1;
+// COL counts characters (Unicode code points), and may be one past the end of its line.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "grammars/registry.h"
+#include "server/cli/commands.h"
+#include "server/daemon/completion_request.h"
+#include "server/daemon/settings.h"
+#include "server/lsp/utf8.h"
+#include "server/prompt/extra_context.h"
+#include "server/prompt/filters.h"
+#include "server/prompt/workspace.h"
+#include "server/pull/model_choice.h"
+
+namespace wafer {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct FilePosition {
+  std::string file;
+  int line = 0, column = 0;  // 1-based
+};
+
+bool parse_positive(std::string_view s, int& out) {
+  if (s.empty() || s.size() > 9) return false;
+  int v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  out = v;
+  return v >= 1;
+}
+
+// FILE:LINE:COL; the file name may itself hold ':' (the last two fields are the numbers).
+std::optional<FilePosition> parse_file_position(const std::string& arg) {
+  const size_t c2 = arg.rfind(':');
+  if (c2 == std::string::npos || c2 == 0) return std::nullopt;
+  const size_t c1 = arg.rfind(':', c2 - 1);
+  if (c1 == std::string::npos || c1 == 0) return std::nullopt;
+  FilePosition p;
+  p.file = arg.substr(0, c1);
+  if (!parse_positive(std::string_view(arg).substr(c1 + 1, c2 - c1 - 1), p.line) ||
+      !parse_positive(std::string_view(arg).substr(c2 + 1), p.column))
+    return std::nullopt;
+  return p;
+}
+
+// The byte offset of LINE:COL in text, or an error saying what the valid range is.
+Result<size_t> offset_of(std::string_view text, int line, int column) {
+  size_t start = 0;
+  int lines = 1;
+  for (; lines < line; ++lines) {
+    const size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  if (lines < line)
+    return make_error("line " + std::to_string(line) + " is past the end of the file (it has " +
+                      std::to_string(lines) + " line" + (lines == 1 ? "" : "s") + ")");
+  size_t end = text.find('\n', start);
+  if (end == std::string_view::npos) end = text.size();
+  if (end > start && text[end - 1] == '\r') --end;
+  size_t at = start;
+  int col = 1;
+  while (col < column && at < end) {
+    const size_t n = utf8_sequence_length(text, at);
+    at += n ? n : 1;
+    ++col;
+  }
+  if (col < column)
+    return make_error("column " + std::to_string(column) + " is past the end of line " + std::to_string(line) +
+                      " (columns 1 to " + std::to_string(col) + ")");
+  return at;
+}
+
+// A file: URI for an absolute path, percent-encoding what a URI may not hold as is.
+std::string file_uri(const fs::path& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string uri = "file://";
+  for (unsigned char c : path.string()) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '/' || c == '-' || c == '.' || c == '_' || c == '~';
+    if (plain) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += hex[c >> 4];
+      uri += hex[c & 15];
+    }
+  }
+  return uri;
+}
+
+// The workspace an editor would have open: the nearest folder above the file holding
+// .git, else the file's folder.
+fs::path workspace_root(const fs::path& file) {
+  std::error_code ec;
+  for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / ".git", ec)) return dir;
+    if (dir == dir.root_path()) break;
+  }
+  return file.parent_path();
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "wafer complete: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+int run_complete(const Options& o) {
+  std::optional<FilePosition> pos;
+  if (o.positional.size() == 1) pos = parse_file_position(o.positional[0]);
+  if (!pos) {
+    std::fprintf(stderr, "wafer complete: expected one FILE:LINE:COL, LINE and COL from 1 (try 'wafer complete --help')\n");
+    return kExitUsage;
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(pos->file, ec)) return fail(pos->file + ": no such file");
+  std::string text;
+  {
+    std::FILE* f = std::fopen(pos->file.c_str(), "rb");
+    if (!f) return fail(pos->file + ": cannot read it");
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+    const bool bad = std::ferror(f);
+    std::fclose(f);
+    if (bad) return fail(pos->file + ": cannot read it");
+  }
+  if (!is_valid_utf8(text)) return fail(pos->file + ": not UTF-8 text");
+  Result<size_t> offset = offset_of(text, pos->line, pos->column);
+  if (!offset) return fail(pos->file + ":" + std::to_string(pos->line) + ":" + std::to_string(pos->column) + ": " +
+                           offset.error().message);
+
+  // The model, in the daemon's order.
+  Result<ModelChoice> choice = choose_model(o.model, default_model_search());
+  if (!choice) return fail(choice.error().message);
+  const Clock::time_point load_start = Clock::now();
+  EngineOptions eo = engine_options(o);
+  eo.model_path = choice->path;
+  Result<std::unique_ptr<Engine>> engine = load_engine(eo);
+  if (!engine) return fail(engine.error().message);  // names the file
+  const double load_ms = ms_since(load_start);
+  const ModelInfo& model = (*engine)->info();
+
+  // The file as an editor would open it: a document in a workspace, parsed by its grammar.
+  const fs::path path = fs::absolute(pos->file, ec).lexically_normal();
+  const std::string uri = file_uri(path);
+  const std::string root_uri = file_uri(workspace_root(path));
+  const grammars::Language* language = grammars::language_by_path(path.string());
+  Workspace workspace;
+  workspace.open({uri, language ? std::string(language->name) : "plaintext", 1, text});
+  const std::optional<Workspace::View> view = workspace.get(uri);
+  if (!view) return fail("cannot open " + uri);
+
+  std::vector<Definition> definitions;
+  CompletionSite site;
+  site.options = &o;
+  site.model = &model;
+  site.root_uri = root_uri;
+  site.uri = uri;
+  site.view = &*view;
+  site.offset = *offset;
+  site.own_definitions = [&]() -> const std::vector<Definition>& {
+    if (const grammars::LanguageRules* rules = language ? grammars::language_rules(language->name) : nullptr)
+      definitions = find_definitions(*view->snapshot, view->tree.get(), *rules);
+    return definitions;
+  };
+  PreparedCompletion prepared = prepare_completion(site);
+
+  const Clock::time_point t0 = Clock::now();
+  double first_text_ms = -1;
+  std::optional<CompletionEvent> done;
+  (*engine)->complete(prepared.request, [&](const CompletionEvent& e) {
+    if (e.kind == CompletionEvent::Kind::kText) {
+      if (first_text_ms < 0 && !e.text.empty()) first_text_ms = ms_since(t0);
+    } else {
+      done = e;
+    }
+  });
+  const double total_ms = ms_since(t0);
+  if (!done) return fail("the engine did not finish");
+  if (done->kind == CompletionEvent::Kind::kError) return fail(done->error);
+  const Postprocessed pp = postprocess(done->text, *prepared.facts, prepared.mode);
+  const Timings& t = done->timings;
+  const double first_ms = first_text_ms >= 0 ? first_text_ms : t.first_token_ms;
+
+  if (o.json) {
+    nlohmann::json j = {
+        {"file", pos->file},
+        {"line", pos->line},
+        {"column", pos->column},
+        {"suggestion", pp.text},
+        {"mode", prepared.mode == Mode::kSingleLine ? "single_line" : "multi_line"},
+        {"filters", pp.fired},
+        {"model", {{"name", model.name}, {"path", choice->path}, {"source", to_string(choice->source)}}},
+        {"load_ms", load_ms},
+        {"first_token_ms", first_ms},
+        {"total_ms", total_ms},
+        {"tokens_prefilled", t.tokens_prefilled},
+        {"tokens_generated", t.tokens_generated},
+    };
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  if (!pp.text.empty()) std::printf("%s%s", pp.text.c_str(), pp.text.ends_with('\n') ? "" : "\n");
+  std::fflush(stdout);
+  std::fprintf(stderr, "%smodel: %s\n", pp.text.empty() ? "(no suggestion at this position)\n" : "",
+               describe_choice(*choice, model.name).c_str());
+  std::fprintf(stderr, "time: first token %.1f ms, end %.1f ms (%d prompt tokens, %d generated; model load %.0f ms)\n",
+               first_ms, total_ms, t.tokens_prefilled + t.tokens_reused, t.tokens_generated, load_ms);
+  return kExitOk;
+}
+
+}  // namespace wafer
