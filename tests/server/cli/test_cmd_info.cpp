@@ -55,9 +55,33 @@ TEST_CASE("wafer info: unreadable or broken files are one line on stderr and exi
   CHECK(text.status == 1);
   CHECK(text.err.find("bad magic 'hell', not a GGUF file") != std::string::npos);
 
-  auto none = test::run_wafer("info");
-  CHECK(none.status == 2);
-  CHECK(none.err.find("expected one MODEL.gguf") != std::string::npos);
+  auto two = test::run_wafer("info a.gguf b.gguf");
+  CHECK(two.status == 2);
+  CHECK(two.err.find("expected at most one MODEL.gguf") != std::string::npos);
+}
+
+TEST_CASE("wafer info without a model describes the one the daemon would serve, and why", "[cli][info]") {
+  test::TempDir dir;  // an empty pull cache: the bundled model (the source tree's, for a build tree)
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old ? old : "";
+  setenv("XDG_CACHE_HOME", dir.path().c_str(), 1);
+  auto bundled = test::run_wafer("info");
+  auto json = test::run_wafer("info --json");
+  std::filesystem::create_directories(dir / "wafer" / "models");
+  REQUIRE(write_synthetic_model(SyntheticModelSpec{}, dir / "wafer" / "models" / "qwen2.5-coder-0.5b-q8_0.gguf").ok());
+  auto pulled = test::run_wafer("info");
+  if (old) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  else unsetenv("XDG_CACHE_HOME");
+  INFO(bundled.err);
+  CHECK(bundled.status == 0);
+  CHECK(bundled.out.find("wafer-tiny-code-q8_0.gguf") != std::string::npos);
+  CHECK(bundled.out.find("source        bundled; for much better suggestions run: wafer pull qwen2.5-coder") !=
+        std::string::npos);
+  CHECK(json.status == 0);
+  CHECK(nlohmann::json::parse(json.out)["source"] == "bundled");
+  CHECK(pulled.status == 0);
+  CHECK(pulled.out.find("qwen2.5-coder-0.5b-q8_0.gguf") != std::string::npos);
+  CHECK(pulled.out.find("source        cache\n") != std::string::npos);
 }
 
 TEST_CASE("wafer info NAME reads a model `wafer pull NAME` stored in the cache", "[cli][info][pull]") {
