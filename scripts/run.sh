@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
-# The main job: installs what is needed, builds wafer (Release) and runs it.
-# Then runs a fill-in-the-middle completion on the bundled model (models/) with wafer's engine;
-# MODEL=path.gguf picks another model.
+# The main job: installs what is needed, builds wafer (Release), installs it into a local
+# prefix and runs the installed `wafer complete` on a sample file with the default model
+# (the most capable model `wafer pull` downloaded, else the bundled one), printing the
+# suggestion, the model and the times to the first token and to the end.
+#   PREFIX=DIR    install there (default: build-release/install; ~/.local for your own use)
+#   MODEL=PATH    complete with another model (a GGUF file or a pulled catalogue name)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 
 BUILD_DIR=${BUILD_DIR:-build-release}
+PREFIX=$(realpath -m "${PREFIX:-$BUILD_DIR/install}")
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DWAFER_BUILD_TESTS=OFF >/dev/null
 cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}" --target wafer
-"$BUILD_DIR/server/wafer" --version
-MODEL=${MODEL:-models/wafer-tiny-code-q8_0.gguf}
-/usr/bin/python3 tools/train/demo.py "$BUILD_DIR/server/wafer" "$MODEL"
+# The build directory's install_manifest.txt names what `--target uninstall` removes: keep
+# the one of a real install (e.g. to ~/.local) rather than this local one.
+manifest="$BUILD_DIR/install_manifest.txt"
+saved=""
+if [ -f "$manifest" ]; then saved=$(mktemp); cp "$manifest" "$saved"; fi
+cmake --install "$BUILD_DIR" --prefix "$PREFIX" >/dev/null
+if [ -n "$saved" ]; then mv "$saved" "$manifest"; fi
+WAFER="$PREFIX/bin/wafer"
+echo "run: installed $("$WAFER" --version) in $PREFIX"
+
+SAMPLE=scripts/sample/inventory.py
+AT="$SAMPLE:29:12"
+echo "run: wafer complete $AT${MODEL:+ --model $MODEL}"
+echo "----- ${SAMPLE} line 29 -----"
+sed -n 29p "$SAMPLE"
+echo "----- suggestion -----"
+"$WAFER" complete "$AT" ${MODEL:+--model "$MODEL"}

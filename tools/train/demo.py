@@ -1,4 +1,4 @@
-"""Fill-in-the-middle demo on a GGUF model with wafer's engine (used by scripts/run.sh).
+"""Fill-in-the-middle demo on a GGUF model with wafer's engine, from raw FIM token ids.
 
 Builds the PSM prompt <|fim_prefix|>PREFIX<|fim_suffix|>SUFFIX<|fim_middle|> with the
 model's own vocabulary (bpe.py, exact llama.cpp qwen2 tokenization), runs
