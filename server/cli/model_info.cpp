@@ -1,5 +1,6 @@
 #include "server/cli/model_info.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "engine/decode/copy_predictor.h"
@@ -63,7 +64,7 @@ std::string string_or_empty(const GgufFile& f, const char* key) {
 
 void line(std::string& out, const std::string& label, const std::string& value) {
   std::string l = label;
-  l.resize(14, ' ');
+  l.resize(std::max<size_t>(14, l.size() + 1), ' ');  // a space after the longest labels too
   out += l + value + "\n";
 }
 

@@ -58,8 +58,7 @@ const std::vector<Setting> kTable = {
      .def = "0: one per core",
      .help = "compute threads (one per physical core; each owns an equal, fixed slice of every matrix, so every "
              "step waits for the slowest: on a CPU with performance and efficiency cores, e.g. Intel 12th–14th "
-             "generation laptops, try the number of performance cores — not measured here, this development "
-             "machine has none)"},
+             "generation laptops, try the number of performance cores)"},
     {.flag = "--context", .key = "contextLength", .commands = "lsp complete generate bench", .kind = Int,
      .field = &Options::context, .lo = 16, .hi = 1 << 20, .reload = Reload::Engine, .metavar = "N",
      .def = "4096", .help = "context length: the KV cache's size in tokens"},
@@ -68,9 +67,8 @@ const std::vector<Setting> kTable = {
      .help = "KV cache elements: `f16` (IEEE half, llama.cpp's default: half the memory — 48 MiB instead of 96 MiB "
              "for Qwen2.5-Coder-0.5B at 4096 tokens — and fewer bytes read per token deep in a context), `f32` "
              "(exact) or `q8_0` (8-bit keys as llama.cpp's `--cache-type-k q8_0` stores them, half values: 37.5 "
-             "MiB, and attention scores keys with int8 dot products — a 64-token prefill 1,450 tokens deep 8 % "
-             "faster on the 0.5B model — at some accuracy, see [KV cache](#engine-speed); needs a key head size "
-             "that is a multiple of 32). After a load the log says what was chosen, e.g. `kernels avx512-vnni, 2 "
+             "MiB, and attention scores keys with int8 dot products, faster deep in a context at some accuracy; "
+             "needs a key head size that is a multiple of 32). After a load the log says what was chosen, e.g. `kernels avx512-vnni, 2 "
              "threads` and `KV cache q8_0: up to 4 sessions of 4096 tokens, 37.5 MiB each`"},
     {.flag = "--chunk-reuse", .key = "chunkReuse", .commands = "lsp", .kind = Int, .field = &Options::chunk_reuse,
      .lo = 0, .hi = 1 << 20, .reload = Reload::Engine, .metavar = "N", .def = "0",
