@@ -32,28 +32,6 @@ Status parse_on_off(std::string_view flag, std::string_view text, bool& out) {
 }
 
 // "a, b or c" from "a b c".
-std::string listed(std::string_view choices) {
-  std::string out;
-  while (!choices.empty()) {
-    size_t sp = choices.find(' ');
-    if (!out.empty()) out += sp == std::string_view::npos ? " or " : ", ";
-    out += choices.substr(0, sp);
-    if (sp == std::string_view::npos) break;
-    choices.remove_prefix(sp + 1);
-  }
-  return out;
-}
-
-bool listed_in(std::string_view choices, std::string_view v) {
-  while (!choices.empty()) {
-    size_t sp = choices.find(' ');
-    if (choices.substr(0, sp) == v) return true;
-    if (sp == std::string_view::npos) break;
-    choices.remove_prefix(sp + 1);
-  }
-  return false;
-}
-
 Status set_flag(const Setting& s, Options& o, std::string_view v) {
   if (s.parse_flag) return s.parse_flag(o, v);
   switch (s.kind) {
@@ -70,8 +48,8 @@ Status set_flag(const Setting& s, Options& o, std::string_view v) {
     case SettingKind::Choice:
       if (s.check) {
         if (Status t = s.check(v); !t) return make_error(std::string(s.flag) + ": " + t.error().message);
-      } else if (!listed_in(s.choices, v)) {
-        return make_error(std::string(s.flag) + ": expected " + listed(s.choices) + ", got '" + std::string(v) +
+      } else if (!in_word_list(s.choices, v)) {
+        return make_error(std::string(s.flag) + ": expected " + word_list_text(s.choices) + ", got '" + std::string(v) +
                           "'");
       }
       [[fallthrough]];

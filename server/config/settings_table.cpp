@@ -279,16 +279,29 @@ const std::vector<Setting> kTable = {
 
 const std::vector<Setting>& settings_table() { return kTable; }
 
-bool accepts(const Setting& s, std::string_view command) {
-  std::string_view cs = s.commands;
-  while (!cs.empty()) {
-    size_t sp = cs.find(' ');
-    if (cs.substr(0, sp) == command) return true;
+bool in_word_list(std::string_view words, std::string_view word) {
+  while (!words.empty()) {
+    size_t sp = words.find(' ');
+    if (words.substr(0, sp) == word) return true;
     if (sp == std::string_view::npos) break;
-    cs.remove_prefix(sp + 1);
+    words.remove_prefix(sp + 1);
   }
   return false;
 }
+
+std::string word_list_text(std::string_view words, std::string_view quote) {
+  std::string out;
+  while (!words.empty()) {
+    size_t sp = words.find(' ');
+    if (!out.empty()) out += sp == std::string_view::npos ? " or " : ", ";
+    out += std::string(quote) + std::string(words.substr(0, sp)) + std::string(quote);
+    if (sp == std::string_view::npos) break;
+    words.remove_prefix(sp + 1);
+  }
+  return out;
+}
+
+bool accepts(const Setting& s, std::string_view command) { return in_word_list(s.commands, command); }
 
 bool takes_value(const Setting& s) { return s.kind != SettingKind::Switch; }
 

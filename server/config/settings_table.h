@@ -68,6 +68,11 @@ Status read_flag_double(std::string_view flag, std::string_view text, double& ou
 // Every row; flags in the order `--help` lists them.
 const std::vector<Setting>& settings_table();
 
+// Space-separated word lists (a row's commands and choices): whether `word` is one of
+// them, and the words as an error message lists them ("a, b or c"; each in `quote`).
+bool in_word_list(std::string_view words, std::string_view word);
+std::string word_list_text(std::string_view words, std::string_view quote = "");
+
 // Whether the row's flag is accepted by `wafer COMMAND`, and whether it takes a value.
 bool accepts(const Setting& s, std::string_view command);
 bool takes_value(const Setting& s);

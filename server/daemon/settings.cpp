@@ -7,28 +7,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string quoted_list(std::string_view choices) {
-  std::string out;
-  while (!choices.empty()) {
-    size_t sp = choices.find(' ');
-    if (!out.empty()) out += sp == std::string_view::npos ? " or " : ", ";
-    out += "\"" + std::string(choices.substr(0, sp)) + "\"";
-    if (sp == std::string_view::npos) break;
-    choices.remove_prefix(sp + 1);
-  }
-  return out;
-}
-
-bool listed_in(std::string_view choices, std::string_view v) {
-  while (!choices.empty()) {
-    size_t sp = choices.find(' ');
-    if (choices.substr(0, sp) == v) return true;
-    if (sp == std::string_view::npos) break;
-    choices.remove_prefix(sp + 1);
-  }
-  return false;
-}
-
 // Reads one key's value into o as the row's kind says.
 Status apply_value(const Setting& s, Options& o, const json& v) {
   const std::string key(s.key);
@@ -56,8 +34,8 @@ Status apply_value(const Setting& s, Options& o, const json& v) {
       const std::string& text = v.get_ref<const std::string&>();
       if (s.kind == SettingKind::Choice && s.check) {
         if (Status t = s.check(text); !t) return make_error(key + ": " + t.error().message);
-      } else if (s.kind == SettingKind::Choice && !listed_in(s.choices, text)) {
-        return make_error(key + ": expected " + quoted_list(s.choices) + ", got \"" + text + "\"");
+      } else if (s.kind == SettingKind::Choice && !in_word_list(s.choices, text)) {
+        return make_error(key + ": expected " + word_list_text(s.choices, "\"") + ", got \"" + text + "\"");
       }
       o.*std::get<std::string Options::*>(s.field) = text;
       return {};
