@@ -12,9 +12,10 @@
 //    read and written once per block.
 // The integer sums are exact either way, and each block's float step is the shared
 // kernel's (and the scalar twin's): acc = fma(float(isum), dw * da, acc), block after
-// block. So the results are bit for bit those of the shared kernel.
+// block. So the results are bit for bit those of the shared kernel. The VNNI and
+// AVX-512 builds keep the shared kernel (vpdpbusd has no such register pressure).
 //
-// Included only by kernels_avx2.cpp, inside its namespace.
+// Included only by kernels_avx2.cpp (AVX2 flags); an unnamed namespace, as traits_avx2.h.
 #pragma once
 
 #include <immintrin.h>
