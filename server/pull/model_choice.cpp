@@ -1,7 +1,6 @@
 #include "server/pull/model_choice.h"
 
 #include <cstdlib>
-#include <ranges>
 #include <system_error>
 
 #include "server/pull/model_catalog.h"
@@ -100,8 +99,9 @@ Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& 
   // The catalogue is ordered from the smallest model to the largest: the last one present
   // is the most capable.
   if (Result<fs::path> dir = model_cache_dir(search.cache_dir); dir) {
-    for (const CatalogModel& m : std::views::reverse(model_catalog()))
-      if (is_file(*dir / m.file)) return ModelChoice{(*dir / m.file).string(), ModelSource::kCache, std::string(m.name)};
+    const auto catalog = model_catalog();
+    for (auto m = catalog.rbegin(); m != catalog.rend(); ++m)  // (clang 14 cannot take views::reverse of a span)
+      if (is_file(*dir / m->file)) return ModelChoice{(*dir / m->file).string(), ModelSource::kCache, std::string(m->name)};
   }
   for (const fs::path& p : search.bundled)
     if (is_file(p)) return ModelChoice{p.string(), ModelSource::kBundled, ""};
