@@ -1,12 +1,15 @@
-// Per-keystroke latency of the in-process engine (issue 6).
+// Per-keystroke latency of the in-process engine.
 //
 //   bench_latency [--model FILE] [--file SOURCE] [--chars N] [--threads N] [--predict N]
 //                 [--prompt-tokens N] [--suffix-tokens N] [--no-speculation]
 //                 [--spec-tokens N] [--skip-replay] [--skip-spec] [--skip-cancel] [--json]
 //                 [--chunk-reuse N [--check-exact]] [--fim-format NAME] [--kv-type f16|f32|q8_0]
+//                 [--shape 0.5b|1.5b] [--write-model]
 //
-// Without --model, a Qwen2.5-Coder-0.5B-shaped synthetic Q8_0 model (byte-level FIM
-// vocabulary padded to 151,936 entries, tied output) is written to the temp directory once.
+// Without --model, a Qwen2.5-Coder-0.5B-shaped (--shape 1.5b: 1.5B-shaped) synthetic Q8_0
+// model (byte-level FIM vocabulary padded to 151,936 entries with word-like tokens, tied
+// output) is written to the temp directory once; --write-model writes it, prints its path
+// and stops.
 //
 // 1. Typing replay: N characters of SOURCE (default /usr/lib/python3.11/textwrap.py) are
 //    removed at the cursor (the middle of the file) and typed back one at a time, one FIM
@@ -56,6 +59,8 @@ struct Options {
   std::string model, file = "/usr/lib/python3.11/textwrap.py";
   int chars = 200, threads = 2, predict = 16, prompt_tokens = 1500, suffix_tokens = 64, spec_tokens = 64;
   int chunk_reuse = 0;
+  std::string shape = "0.5b";     // the synthetic model's shape when --model is not given
+  bool write_model_only = false;  // --write-model: write it, print its path, stop
   std::string fim_format = "auto";  // e.g. "qwen-spm": suffix first, a keystroke changes only the prompt end
   std::string kv_type = "f16";
   bool speculation = true, replay = true, spec = true, cancel = true, json = false, check_exact = false;
@@ -82,18 +87,25 @@ CompletionEvent run(Engine& e, const CompletionRequest& r) {
   return last;
 }
 
-std::string default_model() {
-  const auto path = std::filesystem::temp_directory_path() / "wafer-latency-0.5b-q8_0.gguf";
+// The synthetic stand-in for a real model of the given shape ("0.5b" or "1.5b": Qwen2.5-Coder's
+// dimensions and vocabulary size, random Q8_0 weights, word-like filler tokens so that
+// generated text is visible), written to the temp directory once.
+std::string default_model(const std::string& shape) {
+  const auto path = std::filesystem::temp_directory_path() / ("wafer-typing-" + shape + "-q8_0.gguf");
   if (std::filesystem::exists(path)) return path.string();
   SyntheticModelSpec spec;
   spec.architecture = "qwen2";
-  spec.name = "synthetic-qwen2.5-coder-0.5b-shape";
-  spec.n_embd = 896;
-  spec.n_layer = 24;
-  spec.n_head = 14;
-  spec.n_head_kv = 2;
-  spec.n_ff = 4864;
+  spec.name = "synthetic-qwen2.5-coder-" + shape + "-shape";
+  if (shape == "0.5b") {
+    spec.n_embd = 896, spec.n_layer = 24, spec.n_head = 14, spec.n_head_kv = 2, spec.n_ff = 4864;
+  } else if (shape == "1.5b") {
+    spec.n_embd = 1536, spec.n_layer = 28, spec.n_head = 12, spec.n_head_kv = 2, spec.n_ff = 8960;
+  } else {
+    std::fprintf(stderr, "bench_latency: unknown --shape '%s' (0.5b or 1.5b)\n", shape.c_str());
+    std::exit(2);
+  }
   spec.n_vocab = 151936;
+  spec.word_fillers = true;
   spec.context_length = 32768;
   spec.rope_freq_base = 1e6f;
   spec.norm_eps = 1e-6f;
@@ -298,6 +310,8 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--model") o.model = value();
+    else if (a == "--shape") o.shape = value();
+    else if (a == "--write-model") o.write_model_only = true;
     else if (a == "--file") o.file = value();
     else if (a == "--chars") o.chars = std::atoi(value().c_str());
     else if (a == "--threads") o.threads = std::atoi(value().c_str());
@@ -319,7 +333,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (o.model.empty()) o.model = default_model();
+  if (o.model.empty()) o.model = default_model(o.shape);
+  if (o.write_model_only) {
+    std::printf("%s\n", o.model.c_str());
+    return 0;
+  }
   EngineOptions eo;
   eo.model_path = o.model;
   eo.threads = o.threads;

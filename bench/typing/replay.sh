@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Typing at real speed through the whole daemon: `wafer bench replay` on a real Python file
-# from Debian's standard library, with the 0.5B-shaped synthetic Q8_0 model (written by
-# bench_latency: Qwen2.5-Coder-0.5B's shape and vocabulary size, random weights) and with
-# the bundled model. Prints each run's headline (shown rate, keystroke -> first ghost text,
+# from Debian's standard library, with the 0.5B- and 1.5B-shaped synthetic Q8_0 models
+# (written by `bench_latency --write-model`: Qwen2.5-Coder's shapes and vocabulary size,
+# random weights, word-like tokens so that the text they generate is visible) and with the
+# bundled model. Prints each run's headline (shown rate, keystroke -> first ghost text,
 # tokens prefilled per answer, waits behind background work) and keeps the JSON reports.
 #
 #   bench/typing/replay.sh [BUILD_DIR]      (default: build-release, else build)
 #
 # Environment: FILE (default /usr/lib/python3.11/argparse.py), KEYS (200), WPM (40),
-# THREADS (2), SEED (3), OUT (a temporary directory), RUNS ("0.5b bundled").
+# THREADS (2), SEED (3), OUT (a temporary directory), RUNS ("0.5b bundled"; also 1.5b).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-}
@@ -31,17 +32,14 @@ echo "replay.sh: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^
 echo "replay.sh: $file ($(wc -l < "$file") lines), $keys keystrokes at $wpm wpm, $threads threads, seed $seed"
 for run in $runs; do
   case $run in
-    0.5b)
-      model=$(dirname "$(mktemp -u)")/wafer-latency-0.5b-q8_0.gguf
-      if [ ! -f "$model" ]; then
-        [ -x "$build/bench/bench_latency" ] || { echo "replay.sh: build bench_latency to write the 0.5B model"; exit 2; }
-        "$build/bench/bench_latency" --skip-replay --skip-spec --skip-cancel --threads "$threads" >/dev/null
-      fi
+    0.5b|1.5b)
+      [ -x "$build/bench/bench_latency" ] || { echo "replay.sh: build bench_latency to write the $run model"; exit 2; }
+      model=$("$build/bench/bench_latency" --shape "$run" --write-model)
       extra=(--max-tokens 16) ;;
     bundled)
       model=models/wafer-tiny-code-q8_0.gguf
       extra=() ;;
-    *) echo "replay.sh: unknown run '$run' (0.5b, bundled)"; exit 2 ;;
+    *) echo "replay.sh: unknown run '$run' (0.5b, 1.5b, bundled)"; exit 2 ;;
   esac
   echo
   echo "=== $run: $model"
