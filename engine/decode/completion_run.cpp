@@ -55,6 +55,13 @@ class Run {
     const std::vector<int32_t>& cached = s_.tokens();
     size_t common = 0;
     while (common < cached.size() && common < prompt.size() && cached[common] == prompt[common]) ++common;
+    // The cache holds exactly this prompt and the logits after it (a prefill-only run, such
+    // as the early prefill during the debounce, left them): nothing to run.
+    if (common == prompt.size() && cached.size() == prompt.size() && s_.logits_follow_cache()) {
+      ctx_.timings.tokens_reused = static_cast<int>(common);
+      ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
+      return true;
+    }
     common = std::min(common, prompt.size() - 1);  // the last token is run for fresh logits
     // Spans of the prompt still in the cache further on (the suffix after a keystroke):
     // moved, not recomputed. Their entries are copied aside before anything overwrites them.

@@ -25,6 +25,7 @@ Result<Session> Session::create(const Model& model, ThreadPool& pool, int n_ctx,
 void Session::truncate(int n) {
   kv_.truncate(n);
   tokens_.resize(static_cast<size_t>(kv_.size()));
+  if (logits_at_ > static_cast<int64_t>(tokens_.size())) logits_at_ = -1;
 }
 
 Status Session::eval(std::span<const int32_t> tokens, LogitsFor which, const std::atomic<bool>* interrupt) {
@@ -34,6 +35,7 @@ Status Session::eval(std::span<const int32_t> tokens, LogitsFor which, const std
   const int64_t got = std::clamp<int64_t>(int64_t{kv_.size()} - static_cast<int64_t>(before), 0,
                                           static_cast<int64_t>(tokens.size()));
   tokens_.insert(tokens_.end(), tokens.begin(), tokens.begin() + got);
+  logits_at_ = s && which == LogitsFor::kLast && !tokens.empty() ? static_cast<int64_t>(tokens_.size()) : -1;
   return s;
 }
 

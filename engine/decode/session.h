@@ -62,6 +62,10 @@ class Session {
   Status eval(std::span<const int32_t> tokens, LogitsFor which = LogitsFor::kLast,
               const std::atomic<bool>* interrupt = nullptr);
   const std::vector<float>& logits() const { return logits_; }
+  // Whether logits() is still the single row that predicts the token after everything in
+  // the cache: the last eval() was a kLast one and nothing changed the cache since. A
+  // prompt the cache holds whole then needs no forward pass at all before sampling.
+  bool logits_follow_cache() const { return logits_at_ >= 0 && static_cast<size_t>(logits_at_) == tokens_.size(); }
 
   // Chunk reuse (engine/decode/chunk_reuse.h): stash() copies the cache entries of the chunks
   // aside (call it before anything overwrites their positions); place_stashed(i) then
@@ -82,6 +86,7 @@ class Session {
   std::vector<int32_t> tokens_;  // exactly the tokens whose K/V are in kv_
   Forward forward_;
   std::vector<float> logits_;
+  int64_t logits_at_ = -1;  // cache length the kLast row of logits_ follows (-1: none)
   std::vector<ReusedChunk> stashed_;          // chunks whose entries stash_ holds
   std::vector<std::vector<int32_t>> stashed_tokens_;
   std::vector<size_t> stash_offset_;          // where each chunk starts in stash_

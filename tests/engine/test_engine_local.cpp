@@ -411,15 +411,20 @@ TEST_CASE("engine: a prefill-only request fills the cache for the request that f
   CHECK(w.streamed.empty());
   const int prompt_tokens = w.last().timings.tokens_prefilled;
   CHECK(prompt_tokens == static_cast<int>(prompt_of(*f.engine, kPrefix, kSuffix).size()));
-  // The real request at the same place prefills only the last prompt token (for its logits)
-  // and answers as a request on a cold cache does.
+  // The real request at the same place finds the prompt and the logits after it cached: it
+  // runs no forward pass before its first token, and answers as a request on a cold cache does.
   test::Recorded real = f.run(request("a.py", kPrefix, kSuffix, 8));
-  CHECK(real.last().timings.tokens_reused == prompt_tokens - 1);
-  CHECK(real.last().timings.tokens_prefilled == 1);
+  CHECK(real.last().timings.tokens_reused == prompt_tokens);
+  CHECK(real.last().timings.tokens_prefilled == 0);
   test::Recorded cold = f.run(request("b.py", kPrefix, kSuffix, 8));
   CHECK(cold.last().timings.tokens_prefilled == prompt_tokens);
   CHECK(real.streamed == cold.streamed);
   CHECK_FALSE(cold.streamed.empty());
+  // Asked again, the cache holds the prompt plus generated tokens: the logits no longer follow
+  // the prompt, so its last token runs again, and the answer is the same.
+  test::Recorded again = f.run(request("a.py", kPrefix, kSuffix, 8));
+  CHECK(again.last().timings.tokens_prefilled == 1);
+  CHECK(again.streamed == cold.streamed);
 }
 
 TEST_CASE("engine: lock_memory locks the weights in RAM, or says why not", "[engine]") {

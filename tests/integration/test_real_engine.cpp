@@ -116,8 +116,9 @@ TEST_CASE("real engine: wafer/warm prefills the prompt so the request there reus
   };
   complete("file:///work/warm.py");
   stats = c.request("wafer/stats", nullptr)["result"];
-  CHECK(stats["counts"].value("prefilled_tokens", uint64_t{0}) == 1);  // the last prompt token, for its logits
-  CHECK(stats["counts"].value("reused_tokens", uint64_t{0}) == warmed - 1);
+  // The warm-up left the prompt and the logits after it: no forward pass before the first token.
+  CHECK(stats["counts"].value("prefilled_tokens", uint64_t{0}) == 0);
+  CHECK(stats["counts"].value("reused_tokens", uint64_t{0}) == warmed);
   // The same request in a document nobody warmed prefills the whole prompt.
   complete("file:///work/cold.py");
   stats = c.request("wafer/stats", nullptr)["result"];
@@ -170,7 +171,7 @@ TEST_CASE("real engine: a keystroke's prompt is prefilled during its debounce", 
       CHECK(delta("early_prefill_started") == 1);
       CHECK(delta("early_prefill_outcome_done") == 1);
       CHECK(delta("early_prefill_tokens") > 100);   // everything after the edit on line 2
-      CHECK(delta("prefilled_tokens") == 1);        // the request: only the last prompt token, for its logits
+      CHECK(delta("prefilled_tokens") == 0);        // the request: its prompt and logits are cached
     } else {
       CHECK(delta("early_prefill_started") == 0);
       CHECK(delta("prefilled_tokens") > 100);
