@@ -176,7 +176,7 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   ctx.session = *session;
   // Over the latency budget: the same request with a shorter suffix.
   std::optional<CompletionRequest> shrunk;
-  if (std::optional<size_t> keep = budget_suffix(request, prompt, (*session)->tokens())) {
+  if (std::optional<size_t> keep = budget_suffix_once(request, prompt, (*session)->tokens())) {
     shrunk = request;
     shrunk->suffix.resize(*keep);
     const size_t before = prompt.size();
@@ -214,6 +214,25 @@ std::optional<size_t> LocalEngine::budget_suffix(const CompletionRequest& reques
   const size_t bytes = suffix_bytes_within(request.suffix, suffix, keep, tokenizer_);
   if (bytes >= request.suffix.size()) return std::nullopt;
   return bytes;
+}
+
+std::optional<size_t> LocalEngine::budget_suffix_once(const CompletionRequest& request,
+                                                      const std::vector<TokenId>& prompt,
+                                                      const std::vector<int32_t>& cached) {
+  if (request.first_token_budget_ms <= 0 || request.suffix.empty()) return std::nullopt;
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the prompt's ids and the budget
+  auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 1099511628211ull;
+  };
+  for (TokenId t : prompt) mix(static_cast<uint32_t>(t));
+  mix(static_cast<uint64_t>(request.first_token_budget_ms * 1000));
+  if (auto it = budget_choices_.find(request.session_key); it != budget_choices_.end() && it->second.prompt_hash == h)
+    return it->second.keep;
+  std::optional<size_t> keep = budget_suffix(request, prompt, cached);
+  if (budget_choices_.size() >= kMaxBudgetChoices && !budget_choices_.count(request.session_key))
+    budget_choices_.erase(budget_choices_.begin());
+  budget_choices_[request.session_key] = BudgetChoice{h, keep};
+  return keep;
 }
 
 Result<std::unique_ptr<Engine>> load_engine(const EngineOptions& options) {

@@ -7,6 +7,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "engine/engine.h"
 #include "engine/decode/fim_tokens.h"
@@ -33,6 +35,8 @@ class LocalEngine final : public Engine {
   void set_chunk_reuse_min(int n) { options_.chunk_reuse_min = n; }
   void set_token_healing(bool on) { options_.token_healing = on; }
   const SessionPool& sessions() const { return *sessions_; }
+  // The measured costs the latency budget uses; tests set them to make budgets predictable.
+  void set_forward_costs(const ForwardCosts& costs) { costs_ = costs; }
 
  private:
   LocalEngine(EngineOptions options, std::unique_ptr<Model> model, Tokenizer tokenizer, FimTokens fim,
@@ -60,6 +64,17 @@ class LocalEngine final : public Engine {
   // given what the session caches; nullopt when the whole prompt fits (or no budget).
   std::optional<size_t> budget_suffix(const CompletionRequest& request, const std::vector<TokenId>& prompt,
                                       const std::vector<int32_t>& cached);
+  // The last budget decision per session, by prompt: the same prompt again (the request
+  // after its own early prefill) gets the same cut, so it finds the cut prompt cached
+  // instead of judging the cheaper remainder anew and prefilling a different suffix.
+  struct BudgetChoice {
+    uint64_t prompt_hash = 0;
+    std::optional<size_t> keep;
+  };
+  std::unordered_map<std::string, BudgetChoice> budget_choices_;  // at most kMaxBudgetChoices
+  static constexpr size_t kMaxBudgetChoices = 16;
+  std::optional<size_t> budget_suffix_once(const CompletionRequest& request, const std::vector<TokenId>& prompt,
+                                           const std::vector<int32_t>& cached);
   TokenHealer healer_;  // the ordinary tokens by their bytes, for token healing
   ModelInfo info_;
   std::unique_ptr<ThreadPool> pool_;

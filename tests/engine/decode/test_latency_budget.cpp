@@ -80,3 +80,50 @@ TEST_CASE("latency budget: over budget the suffix is cut, and the answer is the 
   roomy.first_token_budget_ms = 1e9;
   CHECK(f.run(roomy).last().timings.budget_cut_tokens == 0);
 }
+
+TEST_CASE("latency budget: the request after its own prefill-only run keeps that run's cut and prefills nothing",
+          "[engine]") {
+  EngineOptions o;
+  o.max_draft = 0;
+  test::EngineFixture f(o);
+  const Tokenizer& tok = f.engine->tokenizer();
+  std::string prefix;
+  for (int i = 0; i < 12; ++i) prefix += "total_" + std::to_string(i) + " = total_" + std::to_string(i) + " + 1\n";
+  prefix += "def f(x):\n    y = ";
+  std::string suffix = "\n";
+  for (int i = 0; i < 30; ++i) suffix += "    value_" + std::to_string(i) + " = compute(" + std::to_string(i) + ")\n";
+  std::vector<TokenId> suffix_ids;
+  tok.encode(suffix, EncodeOptions{}, suffix_ids);
+  // 1 ms per prefilled token, decoding free: a budget of B ms prefills B tokens.
+  ForwardCosts costs;
+  Timings t;
+  t.tokens_prefilled = 100;
+  t.prefill_ms = 100;
+  t.tokens_generated = 10;
+  t.decode_ms = 1e-6;
+  costs.observe(t);
+  f.engine->set_forward_costs(costs);
+  // More than the remainder once the prefix is cached would fit, less than the whole prompt:
+  // judged afresh, the second request would keep more suffix than the first and prefill it.
+  CompletionRequest early = test::request("doc", prefix, suffix, 6);
+  early.first_token_budget_ms = 0.6 * static_cast<double>(suffix_ids.size());
+  early.prefill_only = true;
+  const test::Recorded first = f.run(early);
+  REQUIRE(first.last().timings.budget_cut_tokens > 0);
+
+  CompletionRequest real = early;
+  real.prefill_only = false;
+  const test::Recorded second = f.run(real);
+  CHECK(second.last().timings.budget_cut_tokens == first.last().timings.budget_cut_tokens);
+  CHECK(second.last().timings.tokens_prefilled == 0);  // the prompt and its logits are cached
+  CHECK(second.last().timings.tokens_generated > 0);
+
+  // The answer is the one a fresh engine gives the same request: the same cut (its cache is
+  // as empty as the first run's), everything prefilled from scratch.
+  test::EngineFixture fresh(o);
+  fresh.engine->set_forward_costs(costs);
+  const test::Recorded ref = fresh.run(real);
+  CHECK(ref.last().timings.budget_cut_tokens == first.last().timings.budget_cut_tokens);
+  CHECK(ref.last().timings.tokens_prefilled > 0);
+  CHECK(second.last().text == ref.last().text);
+}
