@@ -10,6 +10,24 @@ double ms(D d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
+// Whether two requests share everything a prompt is made of but the prefix and suffix.
+bool same_context(const CompletionRequest& a, const CompletionRequest& b) {
+  if (a.session_key != b.session_key || a.file_path != b.file_path || a.repo_name != b.repo_name ||
+      a.line_comment != b.line_comment || a.max_tokens != b.max_tokens || a.extra.size() != b.extra.size())
+    return false;
+  for (size_t i = 0; i < a.extra.size(); ++i)
+    if (a.extra[i].path != b.extra[i].path || a.extra[i].text != b.extra[i].text) return false;
+  return true;
+}
+
+// Whether `later`'s prompt starts with `earlier`'s up to the end of its prefix: the user
+// typed on at the cursor (or nothing changed), so everything a prefill of `earlier`
+// computes up to its cursor is the start of `later`'s prompt.
+bool extends_prompt(const CompletionRequest& earlier, const CompletionRequest& later) {
+  return later.prefix.size() >= earlier.prefix.size() &&
+         later.prefix.compare(0, earlier.prefix.size(), earlier.prefix) == 0 && same_context(earlier, later);
+}
+
 }  // namespace
 
 struct Scheduler::TimerBox {
@@ -79,8 +97,8 @@ Scheduler::JobId Scheduler::submit(Job job) {
     if (job.on_done) job.on_done(std::move(r));
     return id;
   }
-  if (auto it = by_key_.find(job.key); it != by_key_.end()) cancel_with(it->second, Outcome::kSuperseded);
-  if (!job.background) cancel_background();
+  if (auto it = by_key_.find(job.key); it != by_key_.end()) supersede_for(it->second, job.request);
+  if (!job.background) cancel_background(&job.request);
   auto s = std::make_unique<State>();
   s->id = id;
   s->job = std::move(job);
@@ -134,21 +152,6 @@ void Scheduler::debounce_over(JobId id) {
   dispatch_next();
 }
 
-namespace {
-
-// Whether two requests build the same prompt (the fields the engine's prompt is made of).
-bool same_prompt(const CompletionRequest& a, const CompletionRequest& b) {
-  if (a.session_key != b.session_key || a.prefix != b.prefix || a.suffix != b.suffix || a.file_path != b.file_path ||
-      a.repo_name != b.repo_name || a.line_comment != b.line_comment || a.max_tokens != b.max_tokens ||
-      a.extra.size() != b.extra.size())
-    return false;
-  for (size_t i = 0; i < a.extra.size(); ++i)
-    if (a.extra[i].path != b.extra[i].path || a.extra[i].text != b.extra[i].text) return false;
-  return true;
-}
-
-}  // namespace
-
 void Scheduler::make_ready(State& s) {
   auto is_background = [this](const Item& item) {
     auto it = jobs_.find(item.job);
@@ -162,7 +165,8 @@ void Scheduler::make_ready(State& s) {
   auto run = jobs_.find(running_);
   if (run == jobs_.end() || !run->second->job.background) return;
   State& r = *run->second;
-  if (r.job.request.prefill_only && same_prompt(r.job.request, s.job.request)) {
+  // A prefill of this prompt, or of its start, is work the request would redo: let it end.
+  if (r.job.request.prefill_only && !r.cancel_requested && extends_prompt(r.job.request, s.job.request)) {
     s.waiting_for = State::WaitingFor::kOwnPrefill;
     return;
   }
@@ -349,12 +353,29 @@ bool Scheduler::cancel(JobId id) {
   return true;
 }
 
-int Scheduler::cancel_background() {
+int Scheduler::cancel_background(const CompletionRequest* incoming) {
   std::vector<JobId> ids;
   for (const auto& [id, s] : jobs_)
     if (s->job.background && !s->cancel_requested) ids.push_back(id);
-  for (JobId id : ids) cancel_with(id, Outcome::kSuperseded);
-  return static_cast<int>(ids.size());
+  int ended = 0;
+  for (JobId id : ids) {
+    if (incoming) supersede_for(id, *incoming);
+    else cancel_with(id, Outcome::kSuperseded);
+    ended += jobs_.count(id) == 0 || jobs_[id]->cancel_requested;
+  }
+  return ended;
+}
+
+void Scheduler::supersede_for(JobId id, const CompletionRequest& incoming) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return;
+  State& s = *it->second;
+  if (s.phase == Phase::kRunning && !s.on_backend && s.job.background && s.job.request.prefill_only &&
+      !s.cancel_requested && extends_prompt(s.job.request, incoming)) {
+    if (auto k = by_key_.find(s.job.key); k != by_key_.end() && k->second == id) by_key_.erase(k);
+    return;
+  }
+  cancel_with(id, Outcome::kSuperseded);
 }
 
 bool Scheduler::supersede(const std::string& key) {

@@ -69,7 +69,11 @@ class Scheduler {
     // request whose debounce ends goes ahead of queued background work and preempts a
     // running one, so background work never delays a request. The one exception: a
     // prefill-only background job with the request's own prompt runs on, since the
-    // request would redo exactly that work.
+    // request would redo exactly that work. Likewise a running prefill-only job whose
+    // prompt the newer job's extends (the user typed on: same document and context, the
+    // prefix grown at its end) is not ended but runs to its end: its work is the start of
+    // the newer prompt's, and ending it inside its chunk would throw that work away, so
+    // that on a machine slower than the typing each keystroke would start over.
     bool background = false;
     CompletionRequest request;  // its cancel flag is set by the scheduler
     std::function<bool()> still_current;  // optional, checked when the debounce ends
@@ -98,8 +102,9 @@ class Scheduler {
   std::string served_by() const { return backend_ ? backend_->name() : "engine"; }
 
   JobId submit(Job job);
-  // Ends every pending or running background job as superseded. Returns how many.
-  int cancel_background();
+  // Ends every pending or running background job as superseded, except a running
+  // prefill-only job whose prompt `incoming` extends (see Job::background). Returns how many.
+  int cancel_background(const CompletionRequest* incoming = nullptr);
   // Cancels a job: at once if it has not started, else when the engine stops (it checks
   // the flag between tokens). Returns false for an unknown or finished job.
   bool cancel(JobId id);
@@ -144,6 +149,9 @@ class Scheduler {
   void make_ready(State& s);
   void dispatch_next();
   void cancel_with(JobId id, Outcome reason);
+  // Ends a job as superseded by `incoming`, unless it is a running prefill-only job whose
+  // prompt `incoming` extends: that one runs to its end (no longer the owner of its key).
+  void supersede_for(JobId id, const CompletionRequest& incoming);
   void finish(JobId id, JobResult result);
   void on_engine_event(JobId id, const CompletionEvent& e);
   void start_on_backend(State& s);

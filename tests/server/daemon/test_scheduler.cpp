@@ -231,6 +231,46 @@ TEST_CASE("scheduler: a request whose debounce ends preempts background work, bu
     CHECK(request.result->outcome == Outcome::kDone);
     CHECK(request.result->background_wait_ms == 0);
   }
+  SECTION("typing on does not end a running early prefill of the prompt's start; anything else does") {
+    // Keystroke 1: its request debounces, its early prefill holds the engine.
+    Recorder request1, early1, request2, early2, request3, early3;
+    s.submit(request1.job("doc", /*debounce_ms=*/10000));
+    Scheduler::Job e1 = early1.job("warm");
+    e1.background = true;
+    e1.request.prefill_only = true;
+    s.submit(std::move(e1));
+    REQUIRE(engine->wait_until_held(1));
+    // Keystroke 2 types on at the cursor: the running prefill computes the start of its
+    // prompt and runs on; the older request is superseded, the new prefill queues.
+    Scheduler::Job r2 = request2.job("doc", /*debounce_ms=*/10000);
+    r2.request.prefix = "def f(x";
+    s.submit(std::move(r2));
+    Scheduler::Job e2 = early2.job("warm");
+    e2.background = true;
+    e2.request.prefill_only = true;
+    e2.request.prefix = "def f(x";
+    s.submit(std::move(e2));
+    l.run_until([&] { return request1.done(); });
+    CHECK(request1.result->outcome == Outcome::kSuperseded);
+    CHECK_FALSE(early1.done());
+    // Keystroke 3 deletes back past the prefill's cursor: its prompt no longer starts with
+    // the running prefill's, which is ended now, as is the queued one.
+    Scheduler::Job r3 = request3.job("doc", /*debounce_ms=*/0);
+    r3.request.prefix = "def ";
+    s.submit(std::move(r3));
+    Scheduler::Job e3 = early3.job("warm");
+    e3.background = true;
+    e3.request.prefill_only = true;
+    e3.request.prefix = "def ";
+    s.submit(std::move(e3));
+    l.run_until([&] { return early1.done() && early2.done(); });
+    CHECK(early1.result->outcome == Outcome::kSuperseded);
+    CHECK(early2.result->outcome == Outcome::kSuperseded);
+    engine->hold(false);
+    engine->release();
+    l.run_until([&] { return request3.done() && early3.done(); });
+    CHECK(request3.result->outcome == Outcome::kDone);
+  }
   s.close();
 }
 
