@@ -157,7 +157,7 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
     ctx.healed.clear();
     prompt = build_fim_prompt_within(tokenizer_, fim_, template_, parts, n_ctx - answer, nullptr,
                                      copy_strength_ > 0 ? &reading : nullptr,
-                                     options_.token_healing ? &ctx.healed : nullptr);
+                                     options_.token_healing ? &ctx.healed : nullptr, &ctx.layout);
     if (copy_strength_ > 0) reading = copy_reading(r, std::move(reading));
   };
   build(request);

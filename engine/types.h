@@ -146,6 +146,11 @@ struct Timings {
   int drafts_accepted = 0;
   int healed_bytes = 0;       // token healing: bytes of the prefix regenerated (0: no healing)
   int budget_cut_tokens = 0;  // suffix tokens left out to meet first_token_budget_ms
+  // Of tokens_prefilled, those of each part of the prompt: other files (extra context), the
+  // text before the cursor, the text after it, and markers and headers.
+  struct PromptParts {
+    int extra = 0, prefix = 0, suffix = 0, frame = 0;
+  } prefilled_parts;
   double total_ms = 0;
   bool cancelled = false;
 };

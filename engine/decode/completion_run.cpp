@@ -122,8 +122,25 @@ class Run {
         return false;
       }
       ctx_.timings.tokens_prefilled += static_cast<int>(n);
+      count_parts(pos, pos + n);
     }
     return true;
+  }
+
+  // Adds the prompt tokens [begin, end), just prefilled, to their parts' counts.
+  void count_parts(size_t begin, size_t end) {
+    Timings::PromptParts& c = ctx_.timings.prefilled_parts;
+    for (const PromptPart& p : ctx_.layout) {
+      const size_t b = std::max(begin, p.begin), e = std::min(end, p.end);
+      if (b >= e) continue;
+      const int n = static_cast<int>(e - b);
+      switch (p.role) {
+        case FimRole::kExtra: c.extra += n; break;
+        case FimRole::kPrefix: c.prefix += n; break;
+        case FimRole::kSuffix: c.suffix += n; break;
+        case FimRole::kFrame: c.frame += n; break;
+      }
+    }
   }
 
   // The logits row that predicts the next token, with the copy predictor mixed in when it

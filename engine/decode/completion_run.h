@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/decode/copy_predictor.h"
+#include "engine/decode/fim_template.h"
 #include "engine/types.h"
 #include "engine/decode/fim_tokens.h"
 #include "engine/decode/session.h"
@@ -38,6 +39,7 @@ struct RunContext {
   RunSettings settings;
   std::chrono::steady_clock::time_point start;  // when complete() was called
   Timings timings;                               // queue and tokenize already filled in
+  std::vector<PromptPart> layout;                // the prompt's parts, for Timings::prefilled_parts
 };
 
 // Runs the request; always ends with exactly one kDone or kError event. `reading`: the

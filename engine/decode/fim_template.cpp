@@ -200,7 +200,8 @@ std::vector<TokenId> build_fim_prompt(const Tokenizer& tokenizer, const FimToken
 
 std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const FimTokens& fim, const FimTemplate& t,
                                              const FimParts& parts, size_t max_tokens, bool* cut,
-                                             std::vector<TokenId>* reading, std::string* healed) {
+                                             std::vector<TokenId>* reading, std::string* healed,
+                                             std::vector<PromptPart>* layout) {
   if (cut) *cut = false;
   if (healed) healed->clear();
   const FimTemplate resolved = resolve_fim_template(t, fim, tokenizer);
@@ -265,7 +266,16 @@ std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const F
   std::vector<TokenId> out;
   out.reserve(std::min(total, max_tokens));
   if (bos) out.push_back(tokenizer.special().bos);
-  for (const auto& p : pieces) out.insert(out.end(), p.begin(), p.end());
+  if (layout) layout->clear();
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (layout && !pieces[i].empty()) {
+      if (!layout->empty() && layout->back().role == items[i].role && layout->back().end == out.size())
+        layout->back().end += pieces[i].size();
+      else
+        layout->push_back({items[i].role, out.size(), out.size() + pieces[i].size()});
+    }
+    out.insert(out.end(), pieces[i].begin(), pieces[i].end());
+  }
   return out;
 }
 

@@ -94,9 +94,15 @@ std::vector<TokenId> build_fim_prompt(const Tokenizer& tokenizer, const FimToken
 // `healed` (optional) asks for token healing (engine/decode/token_healing.h): when the prefix's
 // last token is healable it is left off the prompt (and off `reading`) and its bytes are
 // written there (else it is cleared) -- the decode loop must then regenerate those bytes first.
+// `layout` (optional) receives where each part of the prompt lies, in order.
+struct PromptPart {
+  FimRole role = FimRole::kFrame;
+  size_t begin = 0, end = 0;  // token range in the prompt
+};
 std::vector<TokenId> build_fim_prompt_within(const Tokenizer& tokenizer, const FimTokens& fim, const FimTemplate& t,
                                              const FimParts& parts, size_t max_tokens, bool* cut = nullptr,
-                                             std::vector<TokenId>* reading = nullptr, std::string* healed = nullptr);
+                                             std::vector<TokenId>* reading = nullptr, std::string* healed = nullptr,
+                                             std::vector<PromptPart>* layout = nullptr);
 
 // The prompt as text with the family's marker spellings, for servers that take a prompt
 // string (OpenAI-compatible /v1/completions). kAuto and kGeneric use Qwen's spellings.

@@ -196,6 +196,15 @@ std::string format_server_stats(const json& stats) {
            fmt("%.0f", count("reused_tokens") / answers) + " tokens per engine answer (mean); suffix cut by the "
            "latency budget on " + fmt("%.0f", count("budget_cuts")) + " of " + fmt("%.0f", answers) + " (" +
            fmt("%.0f", count("budget_cut_tokens")) + " tokens)\n";
+  const double changes = count("changes");
+  const double parts[] = {count("prefilled_part_extra"), count("prefilled_part_prefix"),
+                          count("prefilled_part_suffix"), count("prefilled_part_frame")};
+  if (changes > 0 && parts[0] + parts[1] + parts[2] + parts[3] > 0)
+    out += "server: all engine prefill per edit (mean of " + fmt("%.0f", changes) + "): " +
+           fmt("%.1f", (parts[0] + parts[1] + parts[2] + parts[3]) / changes) + " tokens: other files " +
+           fmt("%.1f", parts[0] / changes) + ", before the cursor " + fmt("%.1f", parts[1] / changes) +
+           ", after it " + fmt("%.1f", parts[2] / changes) + ", markers and headers " + fmt("%.1f", parts[3] / changes) +
+           "\n";
   if (latency.contains("background_wait_ms"))
     out += "server: waited behind background work p50 " + ms(p("background_wait_ms", "p50")) + "  p99 " +
            ms(p("background_wait_ms", "p99")) + " ms; behind the early prefill of its own prompt p50 " +

@@ -233,6 +233,7 @@ void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Sched
     return;
   }
   stats_.record("debounce_ms", r.debounce_ms);
+  if (local) count_prefilled_parts(r.timings);  // cancelled runs' prefill too: work the engine did
   if (r.outcome == Scheduler::Outcome::kDone || r.outcome == Scheduler::Outcome::kError) {
     stats_.record("queue_ms", r.queue_ms);
     // What background work cost the request: waiting for a preempted job to give way, and

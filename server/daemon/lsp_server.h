@@ -100,6 +100,9 @@ class LspServer {
     const char* ms;
     const char* tokens;
   };
+  // Adds a run's prefilled tokens to the per-part counts (prefilled_part_extra, _prefix,
+  // _suffix, _frame): all the engine's prefill work, requests and background alike.
+  void count_prefilled_parts(const Timings& t);
   void submit_idle_prefill(const std::string& uri, int64_t version, CompletionRequest request,
                            const IdlePrefillStats& names);
   const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);

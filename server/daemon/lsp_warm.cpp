@@ -63,12 +63,20 @@ void LspServer::submit_idle_prefill(const std::string& uri, int64_t version, Com
                std::to_string(r.timings.tokens_reused) + ", prefilled " + std::to_string(r.timings.tokens_prefilled) +
                " tokens in " + std::to_string(static_cast<int>(r.timings.prefill_ms)) + " ms, suffix cut " +
                std::to_string(r.timings.budget_cut_tokens));
+    count_prefilled_parts(r.timings);
     if (r.outcome != Scheduler::Outcome::kDone) return;
     stats_.record(names.ms, r.engine_ms);
     stats_.count(names.tokens, static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
   };
   stats_.count(names.started);
   scheduler_->submit(std::move(job));
+}
+
+void LspServer::count_prefilled_parts(const Timings& t) {
+  const Timings::PromptParts& p = t.prefilled_parts;
+  for (auto [name, n] : {std::pair{"prefilled_part_extra", p.extra}, {"prefilled_part_prefix", p.prefix},
+                         {"prefilled_part_suffix", p.suffix}, {"prefilled_part_frame", p.frame}})
+    if (n > 0) stats_.count(name, static_cast<uint64_t>(n));
 }
 
 }  // namespace wafer

@@ -445,3 +445,21 @@ TEST_CASE("engine: lock_memory locks the weights in RAM, or says why not", "[eng
   test::Recorded r = f.run(request("a.py", kPrefix, kSuffix, 4));
   CHECK(r.last().kind == CompletionEvent::Kind::kDone);
 }
+
+TEST_CASE("engine: prefilled tokens are counted by the part of the prompt they belong to", "[engine]") {
+  test::EngineFixture f;
+  const test::Recorded cold = f.run(request("a.py", kPrefix, kSuffix, 2));
+  const Timings::PromptParts& c = cold.last().timings.prefilled_parts;
+  CHECK(c.extra + c.prefix + c.suffix + c.frame == cold.last().timings.tokens_prefilled);
+  CHECK(c.prefix > 0);
+  CHECK(c.suffix > 0);
+  CHECK(c.frame >= 3);  // the FIM markers at least
+  CHECK(c.extra == 0);
+  // A keystroke at the cursor: what follows the change is prefilled again, the suffix whole.
+  const test::Recorded typed = f.run(request("a.py", std::string(kPrefix) + "q", kSuffix, 2));
+  const Timings::PromptParts& t = typed.last().timings.prefilled_parts;
+  CHECK(t.extra + t.prefix + t.suffix + t.frame == typed.last().timings.tokens_prefilled);
+  CHECK(t.prefix >= 1);
+  CHECK(t.prefix < c.prefix);
+  CHECK(t.suffix == c.suffix);
+}

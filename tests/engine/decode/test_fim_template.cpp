@@ -241,3 +241,34 @@ TEST_CASE("fim template: markers in user text are plain text", "[fim_template]")
   CHECK(p.back() == v.fim.middle);
   CHECK(std::count_if(p.begin(), p.end(), [&](TokenId t) { return v.tokenizer.is_control(t); }) == 3);
 }
+
+TEST_CASE("fim template: the layout says which tokens are which part of the prompt", "[fim_template]") {
+  Vocab v = synthetic();
+  FimParts parts{&kExtra, "x = 1\ny = ", "\nprint(y)\n", "app/main.py", "shapes"};
+  std::vector<PromptPart> layout;
+  const std::vector<TokenId> prompt =
+      build_fim_prompt_within(v.tokenizer, v.fim, named("qwen"), parts, SIZE_MAX, nullptr, nullptr, nullptr, &layout);
+  REQUIRE_FALSE(layout.empty());
+  // Contiguous, covering the whole prompt, neighbours of one role merged.
+  CHECK(layout.front().begin == 0);
+  CHECK(layout.back().end == prompt.size());
+  for (size_t i = 1; i < layout.size(); ++i) {
+    CHECK(layout[i].begin == layout[i - 1].end);
+    CHECK(layout[i].role != layout[i - 1].role);
+  }
+  auto text_of_role = [&](FimRole role) {
+    std::string s;
+    for (const PromptPart& p : layout)
+      if (p.role == role)
+        for (size_t i = p.begin; i < p.end; ++i) s += v.tokenizer.token_bytes(prompt[i]);
+    return s;
+  };
+  CHECK(text_of_role(FimRole::kPrefix) == "x = 1\ny = ");
+  CHECK(text_of_role(FimRole::kSuffix) == "\nprint(y)\n");
+  CHECK(text_of_role(FimRole::kExtra).find("def area(r):") != std::string::npos);
+  // Healing takes the prefix's last token off: the layout follows.
+  std::string healed;
+  const std::vector<TokenId> shorter = build_fim_prompt_within(v.tokenizer, v.fim, named("qwen"), parts, SIZE_MAX,
+                                                               nullptr, nullptr, &healed, &layout);
+  CHECK(layout.back().end == shorter.size());
+}

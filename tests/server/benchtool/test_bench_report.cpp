@@ -148,3 +148,22 @@ TEST_CASE("headline: shown before the next keystroke, overall and over pauses") 
   CHECK(text.find("shown rate:              0.50 (3 of 6 before the next keystroke)") != std::string::npos);
   CHECK(text.find("shown rate, pauses only: 0.33 (1 of 3") != std::string::npos);
 }
+
+TEST_CASE("server stats: all engine prefill per edit, by part of the prompt") {
+  nlohmann::json stats = {{"counts",
+                           {{"changes", 10},
+                            {"outcome_done", 2},
+                            {"prefilled_tokens", 8},
+                            {"reused_tokens", 4000},
+                            {"prefilled_part_prefix", 30},
+                            {"prefilled_part_suffix", 50},
+                            {"prefilled_part_frame", 20}}},
+                          {"latency_ms", nlohmann::json::object()}};
+  const std::string out = format_server_stats(stats);
+  CHECK(out.find("server: all engine prefill per edit (mean of 10): 10.0 tokens: other files 0.0, before the "
+                 "cursor 3.0, after it 5.0, markers and headers 2.0\n") != std::string::npos);
+  stats["counts"].erase("prefilled_part_prefix");
+  stats["counts"].erase("prefilled_part_suffix");
+  stats["counts"].erase("prefilled_part_frame");
+  CHECK(format_server_stats(stats).find("per edit") == std::string::npos);  // an older server: no line
+}
