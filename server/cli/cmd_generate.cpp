@@ -19,6 +19,7 @@
 #include "engine/tokenizer/tokenizer_gguf.h"
 #include "server/cli/commands.h"
 #include "server/pull/model_catalog.h"
+#include "server/pull/model_choice.h"
 
 namespace wafer {
 
@@ -71,7 +72,9 @@ int run_generate(const Options& o) {
                          "(try 'wafer generate --help')\n");
     return kExitUsage;
   }
-  auto resolved = resolve_model_path(path, o.cache_dir);
+  Result<std::string> expanded = expand_user_path(path);  // ~ and $VAR, as the daemon's model setting
+  if (!expanded) return fail(expanded.error().message);
+  auto resolved = resolve_model_path(*expanded, o.cache_dir);
   if (!resolved) return fail(resolved.error().message);
   auto model = Model::load(*resolved, kernels::default_backend(o.amx));
   if (!model) return fail(model.error().message);

@@ -13,6 +13,7 @@
 #include "engine/tokenizer/tokenizer_gguf.h"
 #include "server/cli/commands.h"
 #include "server/pull/model_catalog.h"
+#include "server/pull/model_choice.h"
 
 namespace wafer {
 
@@ -34,7 +35,8 @@ int run_tokenize(const Options& o) {
     std::ios::sync_with_stdio(false);
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
-  auto resolved = resolve_model_path(path, o.cache_dir);
+  Result<std::string> resolved = expand_user_path(path);  // ~ and $VAR, as the daemon's model setting
+  if (resolved) resolved = resolve_model_path(*resolved, o.cache_dir);
   if (!resolved) {
     std::fprintf(stderr, "wafer tokenize: %s\n", resolved.error().message.c_str());
     return kExitFailure;

@@ -56,3 +56,17 @@ TEST_CASE("wafer tokenize errors", "[cli][tokenize]") {
   CHECK(run("tokenize").status == 2);
   CHECK(run("tokenize a b c").status == 2);
 }
+
+TEST_CASE("wafer tokenize and generate expand ~ and $VAR in the model path", "[cli][tokenize]") {
+  wafer::test::TempDir dir;
+  REQUIRE(wafer::write_synthetic_model(wafer::SyntheticModelSpec{}, dir / "m.gguf").ok());
+  const std::string home = "HOME='" + dir.path().string() + "' ";
+  std::string cmd = home + "'" + wafer::test::wafer_binary().string() + "' tokenize '~/m.gguf' def >/dev/null 2>&1";
+  CHECK(std::system(cmd.c_str()) == 0);
+  cmd = "WAFER_T_DIR='" + dir.path().string() + "' '" + wafer::test::wafer_binary().string() +
+        "' generate '${WAFER_T_DIR}/m.gguf' --prompt def -n 1 >/dev/null 2>&1";
+  CHECK(std::system(cmd.c_str()) == 0);
+  Run unset = run("tokenize '$WAFER_SURELY_UNSET_VAR/m.gguf' def");
+  CHECK(unset.status == 1);
+  CHECK(unset.err.find("WAFER_SURELY_UNSET_VAR is not set") != std::string::npos);
+}
