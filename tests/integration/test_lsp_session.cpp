@@ -283,3 +283,28 @@ TEST_CASE("lsp session: loopback TCP with --listen and refusal of remote address
   CHECK(out.find("\"inlineCompletionProvider\":true") != std::string::npos);
   CHECK(out.find("\"id\":2,\"jsonrpc\":\"2.0\",\"result\":null") != std::string::npos);
 }
+
+TEST_CASE("lsp session: requests that come while the model loads are answered once it is loaded", "[integration]") {
+  TempDir dir;
+  std::string script = write_script(dir, {{"text", "(n - 1)"}, {"load_ms", 1500}});
+  LspClient c({"--fake-engine", script, "--debounce-ms", "0"});
+  c.initialize();
+  c.notify("textDocument/didOpen", open_params(kText));
+  // Two requests for the document during the load: the older one is answered empty at once
+  // (the newer supersedes it), the newer one with a real suggestion after the load.
+  const int64_t first = c.send_request("textDocument/inlineCompletion", inline_params(3, 11, 1));
+  const int64_t second = c.send_request("textDocument/inlineCompletion", inline_params(3, 11, 1));
+  auto r1 = c.wait_for_response(first);
+  REQUIRE(r1);
+  CHECK((*r1)["result"]["items"].empty());
+  auto r2 = c.wait_for_response(second, 20000);
+  REQUIRE(r2);
+  INFO(r2->dump());
+  REQUIRE((*r2)["result"]["items"].size() == 1);
+  CHECK((*r2)["result"]["items"][0]["insertText"] == "(n - 1)");
+  json stats = c.request("wafer/stats", nullptr)["result"];
+  CHECK(stats["counts"].value("waited_for_model", 0) == 2);
+  CHECK(stats["counts"].value("refused_no_model", 0) == 0);
+  CHECK(stats["latency_ms"]["model_load_ms"]["p50"].get<double>() >= 1500);
+  CHECK(c.shutdown_and_exit() == 0);
+}
