@@ -4,13 +4,16 @@
 // bandwidth measured in the same run on the same threads.
 //
 //   bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
-//                [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill]
+//                [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill,keystroke]
 //                [--kv f16|f32|q8_0] [--profile] [--chunk N]
 //
 // Per model, weights and thread count: prefill of 128 and 512 tokens; decode of 128
 // tokens after a 16-token prompt and after 1,500 tokens of context; and (deep-prefill)
 // prefill of 64 tokens, one daemon chunk, after 1,450 tokens of context: what a keystroke
-// deep in a file costs when the text after the cursor is prefilled again. Decode efficiency =
+// deep in a file costs when the text after the cursor is prefilled again; and (keystroke)
+// prefill of 8 tokens after 2,150: what the early prefill of one keystroke computes while
+// typing (the typed character, the rest of the cursor's line, the markers) in the daemon's
+// prompt of a real file, on the critical path of every suggestion. Decode efficiency =
 // (weight bytes read per token x tokens/s) / read bandwidth. --kv: the KV cache's element
 // type (default f16, the daemon's default). --chunk: prefill in forward runs of at most N
 // tokens (default 512, one run; the daemon prefills in runs of prefill_chunk = 64).
@@ -61,7 +64,7 @@ struct Args {
   int repeat = 3;
   bool quick = false;
   // deep: decode after 1,500 tokens; deep-prefill: 64 tokens after 1,450
-  std::vector<std::string> tests = {"prefill", "decode", "deep", "deep-prefill"};
+  std::vector<std::string> tests = {"prefill", "decode", "deep", "deep-prefill", "keystroke"};
   KvType kv = KvType::F16;
   bool profile = false;
   int chunk = 512;  // prefill: tokens per forward run (the daemon's prefill_chunk is 64)
@@ -122,7 +125,7 @@ bool parse(int argc, char** argv, Args* a) {
     } else {
       std::fprintf(stderr,
                    "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
-                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill] [--kv f16|f32|q8_0] "
+                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill,keystroke] [--kv f16|f32|q8_0] "
                    "[--profile] [--chunk N] [--amx on|off]\n");
       return false;
     }
@@ -357,6 +360,11 @@ int main(int argc, char** argv) {
         if (!a.quick && wants(a, "deep-prefill")) {
           Result1 r{"prefill", 64, 1450, 0, {}};
           r.tok_s = prefill_at_depth_tok_s(**model, pool, 64, 1450, a.repeat, a.kv, a.profile ? &r.steps : nullptr);
+          results.push_back(r);
+        }
+        if (!a.quick && wants(a, "keystroke")) {
+          Result1 r{"prefill", 8, 2150, 0, {}};
+          r.tok_s = prefill_at_depth_tok_s(**model, pool, 8, 2150, a.repeat, a.kv, a.profile ? &r.steps : nullptr);
           results.push_back(r);
         }
         for (const auto& r : results) {
