@@ -189,6 +189,70 @@ return {
     end
   end },
 
+  { 'next and previous change the suggestion', function()
+    local _, ghost = start()
+    h.type('<M-]>')
+    -- With a single suggestion, next asks the daemon for alternatives (an invoked request).
+    h.wait_for(function()
+      return not suggestion.pending(vim.api.nvim_get_current_buf()) and wafer.visible()
+    end, 15000, 'a suggestion after next')
+    local second = wafer.visible()
+    if FAKE then
+      h.ok(second ~= ghost, 'next shows another suggestion: ' .. vim.inspect(second))
+      h.type('<M-[>')
+      h.eq(ghost, wafer.visible(), 'previous shows the first one again')
+      h.type('<M-[>')
+      h.eq(second, wafer.visible(), 'previous wraps around')
+      vim.cmd('WaferNext')
+      h.eq(ghost, wafer.visible(), ':WaferNext cycles too')
+    end
+  end },
+
+  { 'the accept commands insert exactly the expected text', function()
+    local buf, ghost = start()
+    local word = text.next_word(ghost)
+    h.type('<Cmd>WaferAcceptWord<CR>')
+    h.eq(text.lines(PREFIX .. word), vim.list_slice(h.lines(buf), #CONTEXT), ':WaferAcceptWord')
+    local rest = ghost:sub(#word + 1)
+    if rest ~= '' then
+      local line = text.next_line(rest)
+      h.type('<Cmd>WaferAcceptLine<CR>')
+      h.eq(text.lines(PREFIX .. word .. line), vim.list_slice(h.lines(buf), #CONTEXT), ':WaferAcceptLine')
+      if rest ~= line then
+        h.type('<Cmd>WaferAccept<CR>')
+        h.eq(text.lines(PREFIX .. ghost), vim.list_slice(h.lines(buf), #CONTEXT), ':WaferAccept')
+      end
+    end
+    h.eq(nil, wafer.visible(), 'nothing left to show')
+  end },
+
+  { 'Escape dismisses the ghost text', function()
+    local buf = start()
+    h.type('<Esc>')
+    h.eq(0, marks(buf), 'no ghost after Escape')
+    h.eq(PREFIX, last_line(buf), 'buffer unchanged')
+  end },
+
+  { ':WaferToggle disables requests and enables them again', function()
+    local buf = start()
+    vim.cmd('WaferToggle')
+    h.eq(false, wafer.enabled(), 'off')
+    h.eq('wafer off', wafer.statusline(), 'statusline says off')
+    h.eq(0, marks(buf), 'ghost text hidden')
+    local before = suggestion.stats.requests
+    h.type_slowly(' ', 10)
+    h.eq(false, wafer.trigger(), 'the trigger does nothing while off')
+    h.sleep(300)
+    h.eq(before, suggestion.stats.requests, 'no request while off')
+    h.eq(nil, wafer.visible(), 'no suggestion while off')
+    h.eq(0, marks(buf), 'no ghost while off')
+    vim.cmd('WaferToggle on')
+    h.eq(true, wafer.enabled(), 'on again')
+    h.type('<BS>')
+    h.wait_for(wafer.visible, 15000, 'a suggestion once on again')
+    h.ok(marks(buf) > 0, 'ghost drawn again')
+  end },
+
   { ':WaferStatus and :checkhealth wafer report the daemon', function()
     start()
     vim.cmd('stopinsert')
@@ -200,6 +264,7 @@ return {
     local report = table.concat(h.lines(0), '\n')
     h.ok(report:find('binary:'), 'checkhealth names the binary: ' .. report)
     h.ok(report:find('daemon running'), 'checkhealth sees the daemon: ' .. report)
+    h.ok(report:find('Neovim'), 'checkhealth names the Neovim version: ' .. report)
     vim.cmd('bwipe!')
   end },
 

@@ -23,6 +23,9 @@ M.defaults = {
     ['TelescopePrompt'] = false,
     [''] = false,
   },
+  -- Suggestions on at start; :WaferToggle (or require('wafer').toggle()) flips it. While off
+  -- no request is sent, not even by the trigger key.
+  enabled = true,
   -- Request suggestions automatically while typing; when false only the trigger key asks.
   auto_trigger = true,
   -- Client-side debounce in milliseconds (the daemon debounces too; this only avoids a

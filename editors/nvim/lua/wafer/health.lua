@@ -29,6 +29,16 @@ function M.check()
   local suggestion = require('wafer.suggestion')
 
   start('wafer')
+  local v = vim.version()
+  local nvim = ('Neovim %d.%d.%d'):format(v.major, v.minor, v.patch)
+  if vim.fn.has('nvim-0.10') == 1 then
+    ok(nvim .. ': ghost text as inline virtual text')
+  elseif vim.fn.has('nvim-0.7') == 1 then
+    ok(nvim .. ': ghost text drawn as an overlay (inline virtual text needs 0.10)')
+  else
+    error(nvim .. ' is too old: wafer needs Neovim 0.7 or newer')
+  end
+  info('suggestions ' .. (config.options.enabled == false and 'off (:WaferToggle turns them on)' or 'on'))
   local cmd, why = config.command()
   if not cmd then
     error(why)
@@ -63,11 +73,6 @@ function M.check()
   end
   local ms = suggestion.last_latency_ms
   info('last keystroke-to-suggestion latency: ' .. (ms and ('%.1f ms'):format(ms) or 'n/a'))
-  if vim.fn.has('nvim-0.10') == 1 then
-    ok('inline virtual text available')
-  else
-    info('Neovim < 0.10: ghost text drawn as an overlay')
-  end
 end
 
 return M

@@ -40,6 +40,24 @@ end
 function M.trigger()
   return suggestion.request(cur(), true)
 end
+-- Turns suggestions on or off (`on`: true/false; nil flips). Off cancels what is in flight,
+-- hides the ghost text and sends no more requests. Returns the new state.
+function M.toggle(on)
+  if on == nil then
+    on = config.options.enabled == false
+  end
+  config.options.enabled = on and true or false
+  if not on then
+    for buf in pairs(attached) do
+      suggestion.reset(buf)
+    end
+  end
+  return config.options.enabled
+end
+function M.enabled()
+  return config.options.enabled ~= false
+end
+
 -- The ghost text currently shown in the current buffer (nil when none).
 function M.visible()
   return suggestion.remaining(cur())
@@ -112,6 +130,9 @@ end
 -- Statusline component: "wafer 42ms" (last keystroke-to-ghost-text latency), with the
 -- model state when it is not ready.
 function M.statusline()
+  if config.options.enabled == false then
+    return 'wafer off'
+  end
   if not client.id then
     return client.error and 'wafer !' or ''
   end
@@ -129,6 +150,7 @@ end
 function M.status_lines()
   local lines = {}
   local cmd = config.command()
+  table.insert(lines, 'suggestions: ' .. (M.enabled() and 'on' or 'off (:WaferToggle)'))
   table.insert(lines, 'binary: ' .. (cmd and table.concat(cmd, ' ') or ('not found (' .. tostring(client.error) .. ')')))
   table.insert(lines, 'daemon: ' .. (client.id and ('running (client id ' .. client.id .. ')') or ('not running' .. (client.error and (': ' .. client.error) or ''))))
   table.insert(lines, 'model: ' .. client.model_state)

@@ -180,11 +180,12 @@ local function on_result(buf, origin, handle, result, final)
     end
     return
   end
-  local index = 1
-  if same then
-    index = math.min(s.sug.index, #list)
-  elseif origin.cycle and #list > 1 then
-    index = 2
+  local index = same and math.min(s.sug.index, #list) or 1
+  -- A request made by next/previous shows the first alternative once it arrives (streamed
+  -- partial results carry only the first suggestion; the final reply has them all).
+  local cycled = same and s.sug.cycled or false
+  if origin.cycle and not cycled and #list > 1 then
+    index, cycled = 2, true
   end
   s.sug = {
     origin = origin,
@@ -197,6 +198,7 @@ local function on_result(buf, origin, handle, result, final)
     t0 = origin.t0,
     final = final,
     shown_once = same and s.sug.shown_once or false,
+    cycled = cycled,
   }
   M.refresh(buf)
 end
@@ -207,7 +209,8 @@ function M.request(buf, invoked, opts)
   opts = opts or {}
   local s = st(buf)
   cancel_request(s)
-  if not in_insert() or vim.api.nvim_get_current_buf() ~= buf or not client.attached(buf) then
+  if config.options.enabled == false or not in_insert() or vim.api.nvim_get_current_buf() ~= buf
+    or not client.attached(buf) then
     return false
   end
   local row, col = cursor()
@@ -249,7 +252,7 @@ end
 function M.schedule(buf)
   local s = st(buf)
   cancel_request(s)
-  if not config.options.auto_trigger then
+  if not config.options.auto_trigger or config.options.enabled == false then
     return
   end
   local t0 = s.t0 or uv.hrtime()
