@@ -1,12 +1,18 @@
 // The daemon through vscode-languageclient: starts `wafer lsp` over stdio, lets the
 // client's LSP 3.18 inline-completion support ask for suggestions (with a middleware that
-// applies the per-language switch, measures latency and remembers what is shown), turns
+// applies the on/off toggle and the per-language switch, streams the suggestion through
+// stream.ts when `wafer.stream` is on, measures latency and remembers what is shown), turns
 // off the plain-completion fallback (VS Code shows ghost text itself), and shows each
 // distinct daemon error once.
 import * as vscode from 'vscode';
 import {
+  CancellationTokenSource,
+  InlineCompletionRequest,
+  type InlineCompletionItem as LspItem,
+  type InlineCompletionList as LspList,
   LanguageClient,
   type LanguageClientOptions,
+  ProgressType,
   type ServerOptions,
   ShowMessageNotification,
   MessageType,
@@ -14,19 +20,67 @@ import {
 } from 'vscode-languageclient/node';
 import { initializationOptions, languageEnabled, serverCommand, type WaferSettings } from './config';
 import type { Shown, SuggestionLog } from './inlineCompletion';
+import { type Started, type StreamKey, Streamer } from './stream';
+
+type LspResult = LspList | LspItem[];
+const partialType = new ProgressType<LspResult>();
 
 export const ACCEPTED_COMMAND = 'wafer.accepted';
 
 export class WaferClient {
   private client: LanguageClient | undefined;
   private shownMessages = new Set<string>();
+  private partialSeq = 0;
+  readonly streamer: Streamer<LspResult>;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly log: SuggestionLog,
     private readonly changed: () => void,
     private settings: WaferSettings,
-  ) {}
+    private readonly enabled: () => boolean,
+  ) {
+    // More streamed text: ask VS Code to call the provider again while the cursor is still
+    // where the stream is for; that call is answered at once with the longer text.
+    this.streamer = new Streamer<LspResult>(
+      (key) => {
+        const editor = vscode.window.activeTextEditor;
+        const pos = editor?.selection.active;
+        if (!editor || !pos || !editor.selection.isEmpty) return;
+        const doc = editor.document;
+        if (doc.uri.toString() !== key.uri || doc.version !== key.version || pos.line !== key.line || pos.character !== key.character)
+          return;
+        void vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+      },
+      { throttleMs: 30 },
+    );
+  }
+
+  // One inline-completion request with a partialResultToken: the daemon's $/progress values
+  // (the whole suggestion so far) go to `onPartial`.
+  private startStream(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+    context: vscode.InlineCompletionContext,
+  ): (key: StreamKey, onPartial: (value: LspResult) => void) => Started<LspResult> {
+    return (_key, onPartial) => {
+      const c = this.client;
+      if (!c?.isRunning()) return { final: Promise.resolve(null), cancel: () => {} };
+      const token = `wafer/inline/${++this.partialSeq}`;
+      const cts = new CancellationTokenSource();
+      const progress = c.onProgress(partialType, token, onPartial);
+      const params = { ...c.code2ProtocolConverter.asInlineCompletionParams(document, position, context), partialResultToken: token };
+      const final = c.sendRequest(InlineCompletionRequest.type, params, cts.token).then(
+        (r) => r,
+        () => null,
+      );
+      void final.finally(() => {
+        progress.dispose();
+        cts.dispose();
+      });
+      return { final, cancel: () => cts.cancel() };
+    };
+  }
 
   get running(): boolean {
     return this.client?.isRunning() ?? false;
@@ -42,15 +96,26 @@ export class WaferClient {
       initializationOptions: initializationOptions(settings),
       middleware: {
         provideInlineCompletionItems: async (document, position, context, token, next) => {
-          if (!languageEnabled(this.settings.enable, document.languageId)) return null;
-          const t0 = this.log.begin();
-          const result = await next(document, position, context, token);
-          if (token.isCancellationRequested || !result) return result;
-          const items = Array.isArray(result) ? result : result.items;
-          const shown = items.map((item, index) => this.track(document, position, item, index));
-          this.log.provided(document.uri.toString(), t0, shown);
-          if (shown[0]) this.notify('textDocument/didShowCompletion', { item: shown[0].item });
-          this.changed();
+          if (!this.enabled() || !languageEnabled(this.settings.enable, document.languageId)) return null;
+          if (!this.settings.stream || !this.client) {
+            const t0 = this.log.begin();
+            const result = await next(document, position, context, token);
+            if (token.isCancellationRequested || !result) return result;
+            this.shown(document, position, result, t0, true);
+            return result;
+          }
+          const key = { uri: document.uri.toString(), version: document.version, line: position.line, character: position.character };
+          // An explicit request (the trigger key, next/previous) asks anew; the re-trigger
+          // this extension makes while text streams in is served from the stream.
+          const fresh = context.triggerKind === vscode.InlineCompletionTriggerKind.Invoke && !this.streamer.takeRetrigger();
+          const t0 = this.log.now();
+          const got = await this.streamer.provide(key, this.startStream(document, position, context), fresh);
+          if (!got.fromStream) this.log.counts.requests++;
+          if (token.isCancellationRequested || got.value === undefined || !this.client) return null;
+          const result = await this.client.protocol2CodeConverter.asInlineCompletionResult(got.value);
+          if (!result) return null;
+          if (got.fromStream) this.track(document, position, result, got.final);
+          else this.shown(document, position, result, t0, got.final);
           return result;
         },
         // VS Code shows the suggestion as ghost text; the same text in the suggest widget
@@ -76,9 +141,45 @@ export class WaferClient {
     this.changed();
   }
 
+  // A new answer is shown: latency, counters, the item for accept reports; the daemon is told
+  // when the final text shows.
+  private shown(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+    result: vscode.InlineCompletionItem[] | vscode.InlineCompletionList,
+    t0: number,
+    final: boolean,
+  ): void {
+    const items = Array.isArray(result) ? result : result.items;
+    const shown = items.map((item, index) => this.wrap(document, position, item, index));
+    this.log.provided(document.uri.toString(), t0, shown);
+    if (final && shown[0]) {
+      this.reportedFor = this.streamer.counts.requests;
+      this.notify('textDocument/didShowCompletion', { item: shown[0].item });
+    }
+    this.changed();
+  }
+
+  // More text of a streamed suggestion is shown (a re-trigger).
+  private track(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+    result: vscode.InlineCompletionItem[] | vscode.InlineCompletionList,
+    final: boolean,
+  ): void {
+    const items = Array.isArray(result) ? result : result.items;
+    const shown = items.map((item, index) => this.wrap(document, position, item, index));
+    if (shown[0]) this.log.current = shown[0];
+    if (final && shown[0] && this.reportedFor !== this.streamer.counts.requests) {
+      this.reportedFor = this.streamer.counts.requests;
+      this.notify('textDocument/didShowCompletion', { item: shown[0].item });
+    }
+  }
+  private reportedFor = -1; // the stream whose final text the daemon was told is shown
+
   // Remembers an item for accept reports, and routes its accept through our command so
   // that a full accept is counted and the daemon's own command (if any) still runs.
-  private track(document: vscode.TextDocument, position: vscode.Position, item: vscode.InlineCompletionItem, index: number): Shown {
+  private wrap(document: vscode.TextDocument, position: vscode.Position, item: vscode.InlineCompletionItem, index: number): Shown {
     const text = typeof item.insertText === 'string' ? item.insertText : item.insertText.value;
     const range = item.range ?? new vscode.Range(position, position);
     const lspRange = {
@@ -114,6 +215,7 @@ export class WaferClient {
   }
 
   async stop(): Promise<void> {
+    this.streamer.cancel();
     const c = this.client;
     this.client = undefined;
     this.log.state = 'stopped';

@@ -1,9 +1,10 @@
 // wafer for VS Code: starts the daemon (client.ts), shows its suggestions through VS
-// Code's inline-completion (ghost text) UI, and adds the accept-word/line, next/previous
-// and trigger commands, a status bar item with the last latency and model state, and an
-// output channel with the daemon's log.
+// Code's inline-completion (ghost text) UI, registers the commands (commands.ts), a status
+// bar item with on/off, the last latency and the model state (a click toggles), and an
+// output channel with the daemon's log; reports invalid settings once each.
 import * as vscode from 'vscode';
-import { languageEnabled, readSettings, type WaferSettings } from './config';
+import { commands } from './commands';
+import { languageEnabled, readSettings, settingProblems, type WaferSettings } from './config';
 import { ACCEPTED_COMMAND, WaferClient } from './client';
 import { SuggestionLog, statusText } from './inlineCompletion';
 import { WarmTracker } from './warm';
@@ -15,35 +16,65 @@ function settings(): WaferSettings {
   return readSettings((key) => cfg.get(key));
 }
 
+// Each distinct settings problem is shown once (a warning with a button to the settings).
+const reported = new Set<string>();
+function reportSettingProblems(output: vscode.LogOutputChannel): void {
+  const cfg = vscode.workspace.getConfiguration('wafer');
+  for (const p of settingProblems((key) => cfg.get(key))) {
+    output.warn(p);
+    if (reported.has(p)) continue;
+    reported.add(p);
+    void vscode.window.showWarningMessage(`wafer: ${p}`, 'Open Settings').then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'wafer.');
+    });
+  }
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel('wafer', { log: true });
   const log = new SuggestionLog();
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
-  status.command = 'wafer.showStats';
+  status.command = 'wafer.toggle';
+  // Suggestions on/off (wafer.toggle), kept across restarts of VS Code.
+  let enabled = context.globalState.get<boolean>('wafer.enabled', true);
   const refresh = (): void => {
-    const s = statusText(log);
+    const s = statusText(log, enabled);
     status.text = s.text;
     status.tooltip = s.tooltip;
   };
   refresh();
   status.show();
-  const wc = new WaferClient(output, log, refresh, settings());
+  reportSettingProblems(output);
+  const wc = new WaferClient(output, log, refresh, settings(), () => enabled);
   client = wc;
-
-  // After VS Code's own partial accept: tell the daemon how much of the suggestion the
-  // document now holds.
-  const partial = async (builtin: string): Promise<void> => {
-    await vscode.commands.executeCommand(builtin);
-    const editor = vscode.window.activeTextEditor;
-    const shown = log.current;
-    if (!editor || !shown) return;
-    const start = new vscode.Position(shown.start.line, shown.start.character);
-    const cursor = editor.selection.active;
-    if (cursor.isBefore(start)) return;
-    const report = log.partialAccept(editor.document.uri.toString(), editor.document.getText(new vscode.Range(start, cursor)));
-    if (report) wc.notify('textDocument/didPartiallyAcceptCompletion', report);
-    refresh();
-  };
+  const cmds = commands({
+    execute: (command, ...args) => vscode.commands.executeCommand(command, ...args),
+    textToCursor: (start) => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return undefined;
+      const from = new vscode.Position(start.line, start.character);
+      const cursor = editor.selection.active;
+      if (cursor.isBefore(from)) return undefined;
+      return { uri: editor.document.uri.toString(), text: editor.document.getText(new vscode.Range(from, cursor)) };
+    },
+    client: {
+      notify: (method, params) => wc.notify(method, params),
+      request: (method, params) => wc.request(method, params),
+      start: () => wc.start(settings()),
+      stop: () => wc.stop(),
+      cancelStream: () => wc.streamer.cancel(),
+    },
+    log,
+    output: { show: () => output.show(true), appendLine: (line) => output.appendLine(line) },
+    refresh,
+    enabled: {
+      get: () => enabled,
+      set: (on) => {
+        enabled = on;
+        return context.globalState.update('wafer.enabled', on);
+      },
+    },
+  });
 
   // Warm-up: where the cursor comes to rest without typing, the daemon prefills the prompt.
   const warm = new WarmTracker();
@@ -71,32 +102,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.workspace.onDidCloseTextDocument((doc) => warm.forget(doc.uri.toString())),
     { dispose: () => warmTimer && clearTimeout(warmTimer) },
-    vscode.commands.registerCommand('wafer.acceptWord', () => partial('editor.action.inlineSuggest.acceptNextWord')),
-    vscode.commands.registerCommand('wafer.acceptLine', () => partial('editor.action.inlineSuggest.acceptNextLine')),
-    vscode.commands.registerCommand('wafer.next', () => vscode.commands.executeCommand('editor.action.inlineSuggest.showNext')),
-    vscode.commands.registerCommand('wafer.previous', () => vscode.commands.executeCommand('editor.action.inlineSuggest.showPrevious')),
-    vscode.commands.registerCommand('wafer.trigger', () => vscode.commands.executeCommand('editor.action.inlineSuggest.trigger')),
-    vscode.commands.registerCommand('wafer.showOutput', () => output.show(true)),
-    vscode.commands.registerCommand('wafer.restart', async () => {
-      await wc.stop();
-      await wc.start(settings());
-    }),
-    vscode.commands.registerCommand('wafer.showStats', async () => {
-      const stats = await wc.request<unknown>('wafer/stats', {}).catch((e: unknown) => String(e));
-      output.appendLine(`[stats] client: ${JSON.stringify(log.counts)}, last latency ${log.lastLatencyMs?.toFixed(1) ?? 'n/a'} ms`);
-      output.appendLine(`[stats] daemon: ${JSON.stringify(stats)}`);
-      output.show(true);
-    }),
+    vscode.commands.registerCommand('wafer.acceptWord', cmds.acceptWord),
+    vscode.commands.registerCommand('wafer.acceptLine', cmds.acceptLine),
+    vscode.commands.registerCommand('wafer.next', cmds.next),
+    vscode.commands.registerCommand('wafer.previous', cmds.previous),
+    vscode.commands.registerCommand('wafer.trigger', cmds.trigger),
+    vscode.commands.registerCommand('wafer.toggle', (on?: boolean) => cmds.toggle(on)),
+    vscode.commands.registerCommand('wafer.showOutput', cmds.showOutput),
+    vscode.commands.registerCommand('wafer.restart', cmds.restart),
+    vscode.commands.registerCommand('wafer.showStats', cmds.showStats),
     vscode.commands.registerCommand(ACCEPTED_COMMAND, async (_index: number, original?: vscode.Command) => {
       log.fullAccept();
       refresh();
       if (original?.command) await wc.request('workspace/executeCommand', { command: original.command, arguments: original.arguments ?? [] });
     }),
     vscode.workspace.onDidChangeTextDocument((e) => {
-      if (e.contentChanges.length > 0) log.edited(e.document.uri.toString());
+      if (e.contentChanges.length === 0) return;
+      log.edited(e.document.uri.toString());
+      // Typing ends the stream for the old text (the daemon drops it too).
+      wc.streamer.documentChanged(e.document.uri.toString(), e.document.version);
     }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration('wafer')) await wc.reconfigure(settings());
+      if (!e.affectsConfiguration('wafer')) return;
+      reportSettingProblems(output);
+      await wc.reconfigure(settings());
     }),
   );
 

@@ -35,7 +35,7 @@ export class SuggestionLog {
   current: Shown | undefined;
   private lastEdit = new Map<string, number>();
 
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  constructor(readonly now: () => number = () => performance.now()) {}
 
   // A document changed (a keystroke): the start of the latency a suggestion answers.
   edited(uri: string): void {
@@ -79,10 +79,17 @@ export class SuggestionLog {
   }
 }
 
-// The status bar text and tooltip for a state.
-export function statusText(log: SuggestionLog): { text: string; tooltip: string } {
+// The status bar text and tooltip for a state; `enabled` false: suggestions turned off.
+export function statusText(log: SuggestionLog, enabled = true): { text: string; tooltip: string } {
   const c = log.counts;
   const stats = `${c.requests} requests, ${c.shown} shown, ${c.accepted} accepted, ${c.partial} partially accepted`;
+  const ms = log.lastLatencyMs;
+  const last = ms === undefined ? 'n/a' : ms.toFixed(1) + ' ms';
+  if (!enabled)
+    return {
+      text: ms === undefined ? '$(circle-outline) wafer off' : `$(circle-outline) wafer off · ${Math.round(ms)} ms`,
+      tooltip: `wafer: suggestions off (click to turn them on); last suggestion ${last} after the keystroke\n${stats}`,
+    };
   switch (log.state) {
     case 'starting':
       return { text: '$(loading~spin) wafer: starting', tooltip: 'wafer: starting the daemon / loading the model' };
@@ -90,12 +97,10 @@ export function statusText(log: SuggestionLog): { text: string; tooltip: string 
       return { text: '$(error) wafer', tooltip: 'wafer: the daemon reported an error (see the wafer output)' };
     case 'stopped':
       return { text: '$(circle-slash) wafer', tooltip: 'wafer: daemon not running' };
-    case 'ready': {
-      const ms = log.lastLatencyMs;
+    case 'ready':
       return {
         text: ms === undefined ? '$(sparkle) wafer' : `$(sparkle) wafer ${Math.round(ms)} ms`,
-        tooltip: `wafer: model ready; last suggestion ${ms === undefined ? 'n/a' : ms.toFixed(1) + ' ms'} after the keystroke\n${stats}`,
+        tooltip: `wafer: suggestions on (click to turn them off); model ready; last suggestion ${last} after the keystroke\n${stats}`,
       };
-    }
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, initializationOptions, languageEnabled, readSettings, serverCommand } from '../src/config';
+import { DEFAULTS, initializationOptions, languageEnabled, readSettings, serverCommand, settingProblems } from '../src/config';
 
 const from = (o: Record<string, unknown>) => readSettings((k) => o[k]);
 
@@ -55,5 +55,29 @@ describe('languageEnabled', () => {
     expect(languageEnabled({ '*': false, rust: true }, 'python')).toBe(false);
     expect(languageEnabled({ '*': false, rust: true }, 'rust')).toBe(true);
     expect(languageEnabled({}, 'python')).toBe(true);
+  });
+});
+
+describe('settingProblems', () => {
+  const problems = (o: Record<string, unknown>) => settingProblems((k) => o[k]);
+  it('is empty for the defaults and for valid values', () => {
+    expect(problems({})).toEqual([]);
+    expect(problems({ ...DEFAULTS })).toEqual([]);
+    expect(problems({ threads: 4, maxTokens: 1, contextLength: 16, stream: false, enable: { go: false } })).toEqual([]);
+  });
+  it('names the setting, what it must be, the value and what is used instead', () => {
+    expect(problems({ threads: -1 })).toEqual(['wafer.threads must be a whole number of at least 0, not -1; using 0']);
+    expect(problems({ maxTokens: 0 })).toEqual(['wafer.maxTokens must be a whole number of at least 1, not 0; using 64']);
+    expect(problems({ contextLength: 8 })).toEqual(['wafer.contextLength must be a whole number of at least 16, not 8; using 4096']);
+    expect(problems({ debounceMs: 2.5 })).toEqual(['wafer.debounceMs must be a whole number of at least 0, not 2.5; using 75']);
+    expect(problems({ path: 3 })).toEqual(['wafer.path must be a string, not 3; using "wafer"']);
+    expect(problems({ stream: 'yes' })).toEqual(['wafer.stream must be true or false, not "yes"; using true']);
+    expect(problems({ args: ['--x', 7] })).toEqual(['wafer.args must be a list of strings, not ["--x",7]; ignoring the entries that are not strings']);
+    expect(problems({ enable: { go: 'no' } })).toEqual(['wafer.enable["go"] must be true or false, not "no"; ignoring it']);
+    expect(problems({ daemonOptions: [] })).toEqual(['wafer.daemonOptions must be an object, not []; using {}']);
+  });
+  it('agrees with readSettings on the value used', () => {
+    expect(readSettings((k) => ({ maxTokens: 0, contextLength: 8 })[k as 'maxTokens']).maxTokens).toBe(64);
+    expect(readSettings((k) => ({ contextLength: 8 })[k as 'contextLength']).contextLength).toBe(4096);
   });
 });
