@@ -1,52 +1,7 @@
--- Commands of the wafer plugin. Nothing starts until `require('wafer').setup()` is called.
--- The suggestion commands act on the current buffer's ghost text; from insert mode, map
--- them with <Cmd>, e.g. vim.keymap.set('i', '<C-l>', '<Cmd>WaferAcceptWord<CR>').
+-- Commands of the wafer plugin (lua/wafer/commands.lua). Nothing starts until
+-- `require('wafer').setup()` is called.
 if vim.g.loaded_wafer then
   return
 end
 vim.g.loaded_wafer = true
-
-local function command(name, fn, opts)
-  vim.api.nvim_create_user_command(name, fn, opts)
-end
-
-command('WaferStatus', function()
-  for _, line in ipairs(require('wafer').status_lines()) do
-    vim.api.nvim_echo({ { line } }, true, {})
-  end
-end, { desc = 'wafer: daemon, model and latency status' })
-
-command('WaferRestart', function()
-  require('wafer').restart()
-end, { desc = 'wafer: restart the daemon' })
-
-command('WaferToggle', function(o)
-  local arg = o.args
-  if arg ~= '' and arg ~= 'on' and arg ~= 'off' then
-    vim.notify('wafer: :WaferToggle takes no argument, `on` or `off`', vim.log.levels.ERROR)
-    return
-  end
-  local on = require('wafer').toggle(arg == '' and nil or arg == 'on')
-  vim.api.nvim_echo({ { 'wafer: suggestions ' .. (on and 'on' or 'off') } }, false, {})
-end, {
-  nargs = '?',
-  complete = function()
-    return { 'on', 'off' }
-  end,
-  desc = 'wafer: turn suggestions on or off',
-})
-
--- One command per suggestion action (each silently does nothing without a suggestion).
-for name, action in pairs({
-  WaferAccept = 'accept',
-  WaferAcceptWord = 'accept_word',
-  WaferAcceptLine = 'accept_line',
-  WaferNext = 'next',
-  WaferPrev = 'prev',
-  WaferDismiss = 'dismiss',
-  WaferTrigger = 'trigger',
-}) do
-  command(name, function()
-    require('wafer')[action]()
-  end, { desc = 'wafer: ' .. action:gsub('_', ' ') .. ' (suggestion)' })
-end
+require('wafer.commands').define()

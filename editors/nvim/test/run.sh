@@ -3,7 +3,8 @@
 #   editors/nvim/test/run.sh FILES... [-- DAEMON_COMMAND...]
 # FILES are test files in this folder (test_text.lua ...). DAEMON_COMMAND defaults to the
 # scripted fake daemon (fake_lsp.py); pass e.g. `-- build/server/wafer lsp --model M.gguf`
-# for the real one. Exit 0 all passed, 1 a failure, 77 Neovim is not installed (skipped).
+# for the real one. NVIM: the Neovim binary (default `nvim` on PATH). Exit 0 all passed, 1 a
+# failure, 77 that Neovim is not installed (skipped; a failure with WAFER_REQUIRE_EDITORS=1).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 plugin=$(dirname "$here")
@@ -18,10 +19,13 @@ else
   export WAFER_TEST_FAKE=1
 fi
 
-if ! command -v nvim >/dev/null 2>&1; then
-  echo "SKIPPED: nvim not installed (scripts/setup.sh installs Debian's neovim)"
+NVIM=${NVIM:-nvim}
+if ! command -v "$NVIM" >/dev/null 2>&1; then
+  echo "SKIPPED: $NVIM not installed (scripts/setup.sh installs Debian's neovim; the editors phase of scripts/test.sh builds a newer one)"
+  [ "${WAFER_REQUIRE_EDITORS:-0}" = 1 ] && exit 1
   exit 77
 fi
+"$NVIM" --version 2>&1 | sed -n 1p
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -32,4 +36,4 @@ export WAFER_TEST_CMD="$cmd" WAFER_TEST_FILES="${files[*]}"
 cd "$tmp"
 # SIGKILL on timeout: a Neovim stuck in a blocking call ignores SIGTERM.
 timeout -s KILL "${WAFER_TEST_TOTAL_TIMEOUT:-280}" \
-  nvim --headless --clean -u NONE --cmd "set rtp^=$plugin" -c "luafile $here/run.lua" </dev/null
+  "$NVIM" --headless --clean -u NONE --cmd "set rtp^=$plugin" -c "luafile $here/run.lua" </dev/null

@@ -265,6 +265,8 @@ return {
     h.ok(report:find('binary:'), 'checkhealth names the binary: ' .. report)
     h.ok(report:find('daemon running'), 'checkhealth sees the daemon: ' .. report)
     h.ok(report:find('Neovim'), 'checkhealth names the Neovim version: ' .. report)
+    h.ok(report:find('version:'), 'checkhealth names the wafer version: ' .. report)
+    h.ok(report:find('model:'), 'checkhealth checks the model: ' .. report)
     vim.cmd('bwipe!')
   end },
 

@@ -68,6 +68,23 @@ function M.filetype_enabled(ft)
   return map['*'] ~= false
 end
 
+-- The plugin's folder (the one holding lua/ and plugin/).
+local function plugin_dir()
+  local src = debug.getinfo(1, 'S').source:sub(2) -- .../lua/wafer/config.lua
+  return vim.fn.fnamemodify(src, ':p:h:h:h')
+end
+
+-- Where a `wafer` binary sits next to the plugin when it is not on PATH: the build of the
+-- same checkout (scripts/run.sh installs into build-release/install), or the prefix the
+-- plugin was installed with (PREFIX/share/wafer/nvim -> PREFIX/bin/wafer).
+function M.bundled_binaries()
+  local dir = plugin_dir()
+  return {
+    dir .. '/../../build-release/install/bin/wafer',
+    dir .. '/../../../bin/wafer',
+  }
+end
+
 -- Resolves the daemon command line, or nil plus a reason when the binary is not found.
 function M.command()
   local o = M.options
@@ -76,6 +93,14 @@ function M.command()
   end
   local bin = o.binary or 'wafer'
   local path = vim.fn.exepath(bin)
+  if path == '' and bin == 'wafer' then
+    for _, candidate in ipairs(M.bundled_binaries()) do
+      if vim.fn.executable(candidate) == 1 then
+        path = vim.fn.fnamemodify(candidate, ':p')
+        break
+      end
+    end
+  end
   if path == '' then
     return nil, ('wafer binary %q not found (on PATH or as configured in `binary`)'):format(bin)
   end

@@ -22,6 +22,30 @@ local function api()
   return fn('start'), fn('ok'), fn('warn'), fn('error'), fn('info')
 end
 
+-- Runs `argv` (at most 20 s); returns { code, out } with stdout (or, when it failed,
+-- stderr) trimmed.
+local function run(argv)
+  local out, err = {}, {}
+  local function into(list)
+    return function(_, data)
+      for _, l in ipairs(data or {}) do
+        table.insert(list, l)
+      end
+    end
+  end
+  local ok, job = pcall(vim.fn.jobstart, argv, { stdout_buffered = true, stderr_buffered = true,
+    on_stdout = into(out), on_stderr = into(err) })
+  if not ok or job <= 0 then
+    return { code = -1, out = 'cannot run ' .. argv[1] }
+  end
+  local code = vim.fn.jobwait({ job }, 20000)[1]
+  if code == -1 then
+    vim.fn.jobstop(job)
+  end
+  local text = vim.trim(table.concat(code == 0 and out or err, '\n'))
+  return { code = code, out = text }
+end
+
 function M.check()
   local start, ok, warn, error, info = api()
   local config = require('wafer.config')
@@ -45,11 +69,37 @@ function M.check()
     return
   end
   ok('binary: ' .. cmd[1])
-  local version = vim.fn.system({ cmd[1], '--version' })
-  if vim.v.shell_error == 0 then
-    ok('version: ' .. vim.trim(version))
+  local version = run({ cmd[1], '--version' })
+  if version.code == 0 then
+    ok('version: ' .. version.out)
   else
-    error('`' .. cmd[1] .. ' --version` failed: ' .. vim.trim(version))
+    error('`' .. cmd[1] .. ' --version` failed: ' .. version.out)
+  end
+
+  -- The model the daemon will serve: the `model` setting, else its default choice.
+  local model = config.init_options().model
+  local args = { cmd[1], 'info', '--json' }
+  if type(model) == 'string' and model ~= '' then
+    args = { cmd[1], 'info', model, '--json' }
+  end
+  local infos = run(args)
+  local decoded = infos.code == 0 and pcall(vim.fn.json_decode, infos.out) and vim.fn.json_decode(infos.out) or nil
+  if type(decoded) ~= 'table' then
+    error('model: ' .. (infos.out ~= '' and infos.out or ('`' .. table.concat(args, ' ') .. '` failed')),
+      { 'set `model` in setup() to a GGUF file or a pulled name (`wafer pull --list`)' })
+  else
+    local name = decoded.name and decoded.name ~= '' and decoded.name or vim.fn.fnamemodify(decoded.file or '?', ':t')
+    local what = ('model: %s (%s, source: %s)'):format(name, tostring(decoded.file), tostring(decoded.source or 'setting'))
+    local fim = decoded.fim and decoded.fim.tokens
+    if decoded.supported == false then
+      error(what .. ': architecture not supported by the engine')
+    elseif type(fim) == 'table' and #fim == 0 then
+      error(what .. ': no fill-in-the-middle tokens (use a base code model)')
+    elseif decoded.source == 'bundled' then
+      warn(what, { 'the bundled model is a tiny demo; run `wafer pull qwen2.5-coder-1.5b` for real suggestions' })
+    else
+      ok(what)
+    end
   end
 
   if not client.id then

@@ -169,6 +169,7 @@ end
 
 function M.setup(opts)
   config.setup(opts)
+  require('wafer.commands').define()
   vim.api.nvim_set_hl(0, 'WaferSuggestion', { link = 'Comment', default = true })
   group = vim.api.nvim_create_augroup('wafer', { clear = true })
 
