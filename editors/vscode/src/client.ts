@@ -40,20 +40,17 @@ export class WaferClient {
     private settings: WaferSettings,
     private readonly enabled: () => boolean,
   ) {
-    // More streamed text: ask VS Code to call the provider again while the cursor is still
-    // where the stream is for; that call is answered at once with the longer text.
-    this.streamer = new Streamer<LspResult>(
-      (key) => {
-        const editor = vscode.window.activeTextEditor;
-        const pos = editor?.selection.active;
-        if (!editor || !pos || !editor.selection.isEmpty) return;
-        const doc = editor.document;
-        if (doc.uri.toString() !== key.uri || doc.version !== key.version || pos.line !== key.line || pos.character !== key.character)
-          return;
-        void vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
-      },
-      { throttleMs: 30 },
-    );
+    // The first streamed text is shown: ask VS Code to call the provider again (while the
+    // cursor is still where the stream is for); that call gets the final text.
+    this.streamer = new Streamer<LspResult>((key) => {
+      const editor = vscode.window.activeTextEditor;
+      const pos = editor?.selection.active;
+      if (!editor || !pos || !editor.selection.isEmpty) return;
+      const doc = editor.document;
+      if (doc.uri.toString() !== key.uri || doc.version !== key.version || pos.line !== key.line || pos.character !== key.character)
+        return;
+      void vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+    });
   }
 
   // One inline-completion request with a partialResultToken: the daemon's $/progress values
@@ -105,11 +102,16 @@ export class WaferClient {
             return result;
           }
           const key = { uri: document.uri.toString(), version: document.version, line: position.line, character: position.character };
-          // An explicit request (the trigger key, next/previous) asks anew; the re-trigger
-          // this extension makes while text streams in is served from the stream.
-          const fresh = context.triggerKind === vscode.InlineCompletionTriggerKind.Invoke && !this.streamer.takeRetrigger();
+          // An explicit request (the trigger key, next/previous) asks anew once the stream
+          // here has finished; the re-trigger this extension makes is served from the stream.
+          const reason =
+            context.triggerKind !== vscode.InlineCompletionTriggerKind.Invoke
+              ? 'automatic'
+              : this.streamer.takeRetrigger()
+                ? 'retrigger'
+                : 'explicit';
           const t0 = this.log.now();
-          const got = await this.streamer.provide(key, this.startStream(document, position, context), fresh);
+          const got = await this.streamer.provide(key, this.startStream(document, position, context), reason);
           if (!got.fromStream) this.log.counts.requests++;
           if (token.isCancellationRequested || got.value === undefined || !this.client) return null;
           const result = await this.client.protocol2CodeConverter.asInlineCompletionResult(got.value);

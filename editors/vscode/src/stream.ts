@@ -1,14 +1,19 @@
 // Streamed suggestions for VS Code's pull-based inline-completion API. The daemon answers an
 // inline-completion request that carries a partialResultToken with `$/progress`
-// notifications, each holding the whole suggestion so far, then the final reply. VS Code
-// asks a provider once per position, so the stream is kept here, keyed by document
-// version and position: the first call returns as soon as the first text streams in; each
-// later piece of text re-triggers the inline suggest (throttled), and that call is answered
-// at once from the stream with the longer text, so the ghost text grows in place without
-// disappearing in between. The final reply replaces the streamed text (an empty final reply
-// leaves it: the LSP partial-result rule). A request for any other document version or
-// position (typing, a cursor move) cancels the stream. No `vscode` import: unit-tested
-// directly.
+// notifications, each holding the whole suggestion so far, then the final reply.
+//
+// VS Code asks a provider once per position and keeps that answer; it asks again at the
+// same position only when an explicit trigger follows an automatic answer (an explicit
+// answer satisfies every later request there, and hiding the suggestion to force a new
+// request makes the ghost text blink). So a typing request is answered with the first
+// streamed text as soon as it arrives, then one re-trigger (a moment later, once VS Code
+// has shown that text: a trigger before would make it drop the answer) makes VS Code ask
+// again, and that call is answered when the final reply is in: the ghost text shows early and is
+// replaced in place by the whole suggestion, without disappearing in between. An
+// explicit request (the trigger key, next/previous) is answered with the final reply. An
+// empty final reply leaves the streamed text (the LSP partial-result rule). A request for
+// any other document version or position (typing, a cursor move) cancels the stream. No
+// `vscode` import: unit-tested directly.
 
 export interface StreamKey {
   uri: string;
@@ -25,10 +30,16 @@ export interface Started<T> {
 }
 export type StartRequest<T> = (key: StreamKey, onPartial: (value: T) => void) => Started<T>;
 
-export interface StreamOptions {
-  throttleMs: number; // at most one re-trigger per this many ms while text streams in
-  setTimer?: (fn: () => void, ms: number) => unknown;
-  clearTimer?: (t: unknown) => void;
+// Why the provider is called: typing (answered with the first text), the user's explicit
+// request, or the re-trigger this class asked for (both answered with the final text).
+export type Reason = 'automatic' | 'explicit' | 'retrigger';
+
+// What a provider call gets: the value to show, whether it came from a stream already
+// under way (not a new request: no new latency), and whether it is final.
+export interface Provided<T> {
+  value: T | undefined;
+  fromStream: boolean;
+  final: boolean;
 }
 
 // Whether a value holds at least one suggestion (an array of items or a list with items).
@@ -43,88 +54,94 @@ function sameKey(a: StreamKey, b: StreamKey): boolean {
   return a.uri === b.uri && a.version === b.version && a.line === b.line && a.character === b.character;
 }
 
+export interface StreamOptions {
+  showMs?: number; // wait between answering with the first text and the re-trigger (60)
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (t: unknown) => void;
+}
+
 class Stream<T> {
+  timer: unknown; // the re-trigger due after the first text
   latest: T | undefined; // the longest text so far (a partial value or the final reply)
   done = false;
   cancelled = false;
-  waiters: Array<(v: T | undefined) => void> = [];
-  timer: unknown;
-  pendingRetrigger = false;
-  lastRetrigger = -Infinity;
+  shownPartial = false; // a partial text was given to VS Code
+  firstWaiters: Array<() => void> = [];
+  finalWaiters: Array<() => void> = [];
   constructor(
     readonly key: StreamKey,
     public cancel: () => void,
   ) {}
-  wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f(this.latest);
+  static wake(list: Array<() => void>): void {
+    for (const f of list.splice(0)) f();
   }
-}
-
-// What a provider call gets: the value to show, whether it came from a stream already
-// under way (a re-trigger: not a new request, no new latency), and whether it is final.
-export interface Provided<T> {
-  value: T | undefined;
-  fromStream: boolean;
-  final: boolean;
 }
 
 export class Streamer<T> {
   private current: Stream<T> | undefined;
-  private retriggersDue = 0;
+  private retriggerDue = false; // a re-trigger went out and its provider call has not come
+  readonly counts = { requests: 0, partials: 0, retriggers: 0, servedFromStream: 0, cancelled: 0 };
+
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
   private readonly clearTimer: (t: unknown) => void;
-  // Counters for tests and statistics.
-  readonly counts = { requests: 0, partials: 0, retriggers: 0, servedFromStream: 0, cancelled: 0 };
 
   constructor(
     // Asks VS Code to call the provider again for `key` (the caller checks that the cursor
     // is still there).
     private readonly retrigger: (key: StreamKey) => void,
-    private readonly opts: StreamOptions,
-    private readonly now: () => number = () => performance.now(),
+    private readonly opts: StreamOptions = {},
   ) {
     this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
     this.clearTimer = opts.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
   }
 
-  // True once per re-trigger this class asked for: tells the provider call it causes from
-  // an explicit one (the user's trigger or next/previous, which want a fresh request).
+  // True once for the provider call a re-trigger of this class caused: tells it from an
+  // explicit one (the user's trigger or next/previous, which want a fresh request).
   takeRetrigger(): boolean {
-    if (this.retriggersDue === 0) return false;
-    this.retriggersDue--;
-    return true;
+    const due = this.retriggerDue;
+    this.retriggerDue = false;
+    return due;
   }
 
-  // The provider's answer for `key`: from the stream for that position when there is one
-  // (a re-trigger, or VS Code asking again), else from a new request made with `start`
-  // (which cancels the previous stream). `fresh`: an explicit request, which starts anew
-  // once the stream at this position has finished. Resolves with the first text, or
-  // undefined when there is none.
-  async provide(key: StreamKey, start: StartRequest<T>, fresh = false): Promise<Provided<T>> {
-    const s = this.current;
-    if (s && !s.cancelled && sameKey(s.key, key) && !(fresh && s.done)) {
-      if (s.latest !== undefined || s.done) {
-        this.counts.servedFromStream++;
-        return { value: s.latest, fromStream: true, final: s.done };
-      }
-      const value = await new Promise<T | undefined>((resolve) => s.waiters.push(resolve));
-      return { value, fromStream: true, final: s.done };
+  // The provider's answer for `key`: from the stream for that position when there is one,
+  // else from a new request made with `start` (which cancels the previous stream). An
+  // explicit request at a position whose stream has finished starts anew.
+  async provide(key: StreamKey, start: StartRequest<T>, reason: Reason = 'automatic'): Promise<Provided<T>> {
+    let s = this.current;
+    const reuse = s && !s.cancelled && sameKey(s.key, key) && !(reason === 'explicit' && s.done);
+    let fromStream = true;
+    if (!reuse) {
+      this.cancel();
+      fromStream = false;
+      this.counts.requests++;
+      s = new Stream<T>(key, () => {});
+      this.current = s;
+      const stream = s;
+      const started = start(key, (value) => this.onPartial(stream, value));
+      stream.cancel = started.cancel;
+      started.final.then(
+        (value) => this.onFinal(stream, value ?? undefined),
+        () => this.onFinal(stream, undefined),
+      );
+    } else {
+      this.counts.servedFromStream++;
     }
-    this.cancel();
-    this.counts.requests++;
-    const stream = new Stream<T>(key, () => {});
-    this.current = stream;
-    const first = new Promise<T | undefined>((resolve) => stream.waiters.push(resolve));
-    const started = start(key, (value) => this.onPartial(stream, value));
-    stream.cancel = started.cancel;
-    started.final.then(
-      (value) => this.onFinal(stream, value ?? undefined),
-      () => this.onFinal(stream, undefined),
-    );
-    const value = await first;
-    return { value, fromStream: false, final: stream.done };
+    const stream = s!;
+    if (reason === 'automatic') {
+      if (stream.latest === undefined && !stream.done && !stream.cancelled)
+        await new Promise<void>((resolve) => stream.firstWaiters.push(resolve));
+      if (!stream.done && !stream.cancelled && stream.latest !== undefined && !stream.shownPartial) {
+        stream.shownPartial = true;
+        // VS Code asks again; that call gets the final text.
+        stream.timer = this.setTimer(() => {
+          stream.timer = undefined;
+          if (!stream.cancelled && !stream.done) this.fire(stream);
+        }, this.opts.showMs ?? 60);
+      }
+    } else if (!stream.done && !stream.cancelled) {
+      await new Promise<void>((resolve) => stream.finalWaiters.push(resolve));
+    }
+    return { value: stream.latest, fromStream, final: stream.done };
   }
 
   // Ends the stream in flight (typing elsewhere, a cursor move, the extension turned off).
@@ -138,7 +155,8 @@ export class Streamer<T> {
       this.counts.cancelled++;
       s.cancel();
     }
-    s.wake();
+    Stream.wake(s.firstWaiters);
+    Stream.wake(s.finalWaiters);
   }
 
   // The document `uri` is now at `version`: a stream for an older version of it ends.
@@ -147,7 +165,7 @@ export class Streamer<T> {
     if (s && s.key.uri === uri && s.key.version !== version) this.cancel();
   }
 
-  // Whether a request for `key` is streaming now.
+  // Whether a request (for `key`, when given) is streaming now.
   streaming(key?: StreamKey): boolean {
     const s = this.current;
     return !!s && !s.cancelled && !s.done && (!key || sameKey(s.key, key));
@@ -156,10 +174,8 @@ export class Streamer<T> {
   private onPartial(s: Stream<T>, value: T): void {
     if (s.cancelled || s.done || !hasItems(value)) return;
     this.counts.partials++;
-    const first = s.latest === undefined;
     s.latest = value;
-    if (first) s.wake();
-    else this.scheduleRetrigger(s);
+    Stream.wake(s.firstWaiters);
   }
 
   private onFinal(s: Stream<T>, value: T | undefined): void {
@@ -167,28 +183,18 @@ export class Streamer<T> {
     s.done = true;
     if (s.timer !== undefined) this.clearTimer(s.timer);
     s.timer = undefined;
-    const shown = s.latest !== undefined;
     if (value !== undefined && hasItems(value)) s.latest = value;
-    if (s.waiters.length > 0) {
-      s.wake(); // nothing streamed before the final reply: it is the first answer
-      return;
-    }
-    if (shown) this.fire(s); // replace the streamed text with the final one
-  }
-
-  private scheduleRetrigger(s: Stream<T>): void {
-    if (s.timer !== undefined) return; // one is due; it will show the latest text
-    const wait = Math.max(0, s.lastRetrigger + this.opts.throttleMs - this.now());
-    s.timer = this.setTimer(() => {
-      s.timer = undefined;
-      if (!s.cancelled) this.fire(s);
-    }, wait);
+    const held = s.finalWaiters.length > 0;
+    Stream.wake(s.firstWaiters);
+    Stream.wake(s.finalWaiters);
+    // A partial text is showing and VS Code has not asked again (the re-trigger was not
+    // due yet, or VS Code dropped it): ask now, so the final text replaces it.
+    if (s.shownPartial && !held && this.current === s) this.fire(s);
   }
 
   private fire(s: Stream<T>): void {
-    s.lastRetrigger = this.now();
+    this.retriggerDue = true;
     this.counts.retriggers++;
-    this.retriggersDue = 1; // at most one provider call is answered as a re-trigger
     this.retrigger(s.key);
   }
 }
