@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # End-to-end test of the VS Code extension in a real VS Code workbench: code-server
 # (VS Code 1.100.3 from npm) in headless Chromium driven by playwright-core. Installs the
-# built .vsix, opens a Python file, types, waits for the ghost text from the daemon,
-# accepts it with Tab and checks the file.
+# built .vsix, opens a Python file, and checks (test.mjs) that the ghost text from the
+# daemon appears and streams, that Escape, accept word, accept line, Tab, typing through,
+# next/previous and the toggle do what they should, with the file on disk as the witness.
 #
 #   editors/vscode/e2e/run.sh [DAEMON...]
 #
 # DAEMON: the command that stands for `wafer` (it is run as `DAEMON lsp ...`); default
-# the build's wafer-scripted (wafer with the scripted test engine, --fake-engine
-# e2e/fake-engine.json).
+# WAFER_SCRIPTED, the build's wafer-scripted (wafer with the scripted test engine,
+# --fake-engine e2e/fake-engine.json).
 # Environment: CODE_SERVER (default /work/.cache/code-server/node_modules/.bin/code-server;
 # install with ../shared/recipes/install-code-server.sh), CHROMIUM (/usr/bin/chromium),
-# WAFER_ARGS (extra `wafer lsp` arguments as a JSON list).
+# WAFER_ARGS (extra `wafer lsp` arguments as a JSON list), E2E_STREAM (1, default: the
+# wafer.stream setting on; 0: off).
 # Exit 0 passed, 1 failed, 77 skipped (code-server or chromium missing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,8 +21,16 @@ ext=$(dirname "$here")
 root=$(cd "$ext/../.." && pwd)
 CODE_SERVER=${CODE_SERVER:-/work/.cache/code-server/node_modules/.bin/code-server}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-[ -x "$CODE_SERVER" ] || { echo "SKIPPED: code-server not found at $CODE_SERVER"; exit 77; }
-[ -x "$CHROMIUM" ] || { echo "SKIPPED: chromium not found at $CHROMIUM"; exit 77; }
+WAFER_SCRIPTED=${WAFER_SCRIPTED:-$root/build/tests/support/fixtures/wafer-scripted}
+skip() {  # a failure instead of a skip with WAFER_REQUIRE_EDITORS=1 (CI)
+  echo "SKIPPED: $*"
+  [ "${WAFER_REQUIRE_EDITORS:-0}" = 1 ] && exit 1
+  exit 77
+}
+[ -x "$CODE_SERVER" ] || skip "code-server not found at $CODE_SERVER (e2e/install-code-server.sh installs it)"
+[ -x "$CHROMIUM" ] || skip "chromium not found at $CHROMIUM"
+[ $# -gt 0 ] || [ -x "$WAFER_SCRIPTED" ] || skip "$WAFER_SCRIPTED not built"
+[ -d "$ext/node_modules/playwright-core" ] || skip "the extension's npm dependencies are not installed (scripts/setup.sh)"
 
 start=$(date +%s.%N)
 cd "$ext"
@@ -37,7 +47,7 @@ if [ $# -gt 0 ]; then
   daemon=("$@")
   args=${WAFER_ARGS:-[]}
 else
-  daemon=("$root/build/tests/support/fixtures/wafer-scripted")
+  daemon=("$WAFER_SCRIPTED")
   args=${WAFER_ARGS:-"[\"--fake-engine\", \"$here/fake-engine.json\"]"}
 fi
 printf '#!/bin/sh\nexec %s "$@"\n' "$(printf '%q ' "${daemon[@]}")" > "$tmp/bin/wafer"
@@ -49,12 +59,14 @@ cat > "$tmp/user/User/settings.json" <<JSON
   "wafer.path": "$tmp/bin/wafer",
   "wafer.args": $args,
   "wafer.debounceMs": 20,
+  "wafer.stream": $([ "${E2E_STREAM:-1}" = 0 ] && echo false || echo true),
   "editor.inlineSuggest.enabled": true,
   "editor.quickSuggestions": { "other": false, "comments": false, "strings": false },
   "editor.suggestOnTriggerCharacters": false,
   "editor.acceptSuggestionOnEnter": "off",
   "editor.autoClosingBrackets": "never",
   "editor.autoClosingQuotes": "never",
+  "editor.autoIndent": "none",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
   "security.workspace.trust.enabled": false,
@@ -81,7 +93,7 @@ for _ in $(seq 100); do
 done
 
 rc=0
-E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" E2E_FILE="$tmp/ws/test.py" CHROMIUM="$CHROMIUM" \
+E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" E2E_FILE="$tmp/ws/test.py" CHROMIUM="$CHROMIUM" E2E_STREAM="${E2E_STREAM:-1}" \
   E2E_SHOTS="${E2E_SHOTS:-$here/out}" node "$here/test.mjs" || rc=$?
 if [ $rc -ne 0 ]; then
   echo "--- code-server log (tail)"; tail -20 "$tmp/code-server.log"
