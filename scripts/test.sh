@@ -5,6 +5,12 @@
 #
 # Phases (WAFER_PHASES, default all of them, in this order):
 #   build  cmake build of everything in BUILD_DIR (gcc, -Werror)
+#   editors  what the editor tests need beyond Debian 12's packages, kept in BUILD_DIR so
+#          reruns skip it: Neovim 0.10 built from Debian trixie's source packages
+#          (editors/nvim/test/build-nvim.sh, ~2 min once) and code-server for the VS Code
+#          workbench test (editors/vscode/e2e/install-code-server.sh); after it, the test
+#          phase runs the Neovim tests on 0.7.2 and 0.10 and the workbench test, and a
+#          missing editor there is a failure, not a skip
 #   test   ctest: every unit and integration test
 #   soak   bench_soak briefly (100 keystrokes at typing speed, a 10000-request flood)
 #   asan   scripts/sanitize.sh address: ASan + UBSan build (clang) of the daemon, the
@@ -22,7 +28,7 @@ cd "$(dirname "$0")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
-PHASES=${WAFER_PHASES:-build test soak asan tsan fuzz}
+PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 timings=()
 trap 'echo "test.sh: phase times: ${timings[*]:-none}"' EXIT
@@ -54,6 +60,11 @@ build() {
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
     -DWAFER_SANITIZE="${WAFER_SANITIZE:-OFF}" >/dev/null &&
     cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+editors() {
+  JOBS=$JOBS editors/nvim/test/build-nvim.sh "$BUILD_DIR/nvim-new" &&
+    editors/vscode/e2e/install-code-server.sh "$BUILD_DIR/code-server" &&
+    export WAFER_REQUIRE_EDITORS=1
 }
 tests() { ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600; }
 soak() { "$BUILD_DIR/bench/bench_soak" --typing 100 --typing-ms 100 --flood 10000; }
@@ -89,6 +100,7 @@ fuzz() {
 }
 
 want build && run_phase build build
+want editors && run_phase editors editors
 want test && run_phase test tests
 want soak && run_phase soak soak
 want asan && run_phase asan scripts/sanitize.sh address
