@@ -25,6 +25,8 @@ if ! command -v "$NVIM" >/dev/null 2>&1; then
   [ "${WAFER_REQUIRE_EDITORS:-0}" = 1 ] && exit 1
   exit 77
 fi
+NVIM=$(command -v "$NVIM")
+NVIM=$(cd "$(dirname "$NVIM")" && pwd)/$(basename "$NVIM") # the tests run in a temporary folder
 "$NVIM" --version 2>&1 | sed -n 1p
 
 tmp=$(mktemp -d)
