@@ -359,7 +359,8 @@ function M.accept(buf, kind)
 end
 
 -- Cycles to the next (+1) or previous (-1) alternative; with a single suggestion, asks the
--- daemon for alternatives (an explicitly invoked request).
+-- daemon for alternatives at the cursor (an explicitly invoked request; after typing
+-- through a suggestion, for where the cursor is now).
 function M.cycle(buf, step)
   local s = buffers[buf]
   local sug = s and s.sug
@@ -373,10 +374,6 @@ function M.cycle(buf, step)
     end
     M.refresh(buf)
     return true
-  end
-  local row, col = cursor()
-  if row ~= sug.row or col ~= sug.col then
-    return true -- typed through: alternatives would be for a different position
   end
   M.request(buf, true, { cycle = true })
   return true
