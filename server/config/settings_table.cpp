@@ -95,8 +95,9 @@ const std::vector<Setting> kTable = {
              "have written it; the suggestion never repeats what is typed (see [Token healing](#token-healing))"},
     {.flag = "--debounce-ms", .key = "debounceMs", .commands = "lsp bench", .kind = Int,
      .field = &Options::debounce_ms, .lo = 0, .hi = 10000, .metavar = "N", .def = "75",
-     .help = "wait this long after the last keystroke before starting the engine; an explicitly invoked request "
-             "(`triggerKind` 1) does not wait"},
+     .help = "wait this long after the last keystroke before starting the engine, or less: the wait ends when "
+             "the early prefill has computed the request's prompt; an explicitly invoked request (`triggerKind` 1) "
+             "does not wait"},
     {.flag = "--latency-budget-ms", .key = "latencyBudgetMs", .commands = "lsp bench", .kind = Int,
      .field = &Options::latency_budget_ms, .lo = 0, .hi = 60000, .metavar = "N", .def = "300",
      .help = "while typing, the first token of a suggestion within this long after the engine starts it: when the "
@@ -156,9 +157,9 @@ const std::vector<Setting> kTable = {
              "warning message and the model still loads"},
     {.flag = "--early-prefill", .key = "earlyPrefill", .commands = "lsp bench", .kind = OnOff,
      .field = &Options::early_prefill, .def = "on",
-     .help = "after a keystroke, prefill the prompt of its completion request while the debounce runs (when the "
-             "engine is idle), so the request finds it cached when the debounce ends and the first token comes up "
-             "to a debounce sooner (see Early prefill below)"},
+     .help = "after a keystroke, prefill the prompt of its completion request at once, during the debounce; "
+             "when it is done the debounce ends and the first token comes without another forward pass (see Early "
+             "prefill below)"},
     {.flag = "--warm", .key = "warm", .commands = "lsp", .kind = OnOff, .field = &Options::warm, .def = "on",
      .help = "prefill the prompt at the position a `wafer/warm` notification names while the engine is idle (see "
              "Warm-up below)"},

@@ -20,6 +20,11 @@ bool same_context(const CompletionRequest& a, const CompletionRequest& b) {
   return true;
 }
 
+// Whether two requests build the same prompt.
+bool same_prompt(const CompletionRequest& a, const CompletionRequest& b) {
+  return a.prefix == b.prefix && a.suffix == b.suffix && same_context(a, b);
+}
+
 // Whether `later`'s prompt starts with `earlier`'s up to the end of its prefix: the user
 // typed on at the cursor (or nothing changed), so everything a prefill of `earlier`
 // computes up to its cursor is the start of `later`'s prompt.
@@ -301,7 +306,16 @@ void Scheduler::on_engine_event(JobId id, const CompletionEvent& e) {
     r.outcome = Outcome::kDone;
     r.text = e.text;
   }
+  // An early prefill that computed its request's whole prompt ends that request's debounce:
+  // its first token costs nothing now (the session keeps the logits), and decoding the
+  // rest is ended within a layer by the next keystroke.
+  std::vector<JobId> prefilled_for;
+  if (r.outcome == Outcome::kDone && s.job.background && s.job.request.prefill_only)
+    for (const auto& [other, o] : jobs_)
+      if (o->phase == Phase::kDebounce && !o->job.background && same_prompt(o->job.request, s.job.request))
+        prefilled_for.push_back(other);
   finish(id, std::move(r));
+  for (JobId other : prefilled_for) debounce_over(other);
 }
 
 void Scheduler::finish(JobId id, JobResult r) {

@@ -62,7 +62,9 @@ class Scheduler {
 
   struct Job {
     std::string key;      // e.g. the document URI: a newer job with this key supersedes
-    int debounce_ms = 0;  // 0: start as soon as the engine is free
+    // 0: start as soon as the engine is free. The wait also ends when a prefill-only
+    // background job with this job's prompt (its early prefill) finishes.
+    int debounce_ms = 0;
     // Background work (early prefill, warm-up, decoding ahead of the cursor, alternatives):
     // any later submit of a job that is not background, whatever its key, ends it as
     // superseded at once (a running one at the engine's next cancellation check), and a

@@ -231,6 +231,24 @@ TEST_CASE("scheduler: a request whose debounce ends preempts background work, bu
     CHECK(request.result->outcome == Outcome::kDone);
     CHECK(request.result->background_wait_ms == 0);
   }
+  SECTION("an early prefill that finishes first ends its request's debounce") {
+    Recorder request, early, other;
+    s.submit(request.job("doc", /*debounce_ms=*/10000));  // the watchdog fails the test long before
+    Scheduler::Job o = other.job("other", /*debounce_ms=*/10000);
+    o.request.prefix = "another prompt";
+    s.submit(std::move(o));
+    Scheduler::Job e = early.job("warm");
+    e.background = true;
+    e.request.prefill_only = true;  // the same prompt as the request's
+    s.submit(std::move(e));
+    engine->hold(false);
+    engine->release();
+    l.run_until([&] { return request.done(); });
+    CHECK(early.result->outcome == Outcome::kDone);
+    CHECK(request.result->outcome == Outcome::kDone);
+    CHECK(request.result->debounce_ms < 10000);
+    CHECK_FALSE(other.done());  // a request with another prompt still waits out its debounce
+  }
   SECTION("typing on does not end a running early prefill of the prompt's start; anything else does") {
     // Keystroke 1: its request debounces, its early prefill holds the engine.
     Recorder request1, early1, request2, early2, request3, early3;
