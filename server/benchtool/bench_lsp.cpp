@@ -213,6 +213,7 @@ class LspTarget : public BenchTarget {
         e.tokens_reused = w.value("tokens_reused", -1);
         e.tokens_prefilled = w.value("tokens_prefilled", -1);
         e.tokens_generated = w.value("tokens_generated", -1);
+        e.superseded = w.value("outcome", std::string()) == "superseded";
       }
     }
     cursors_.erase(e.request);

@@ -147,7 +147,8 @@ class Replayer {
                   : e.tokens_prefilled == 0 && e.tokens_reused > 0  ? "cache"
                   : e.tokens_generated >= 0                          ? "engine"
                                                                      : "unknown";
-    if (r.cancel_sent) r.outcome = "cancelled";
+    if (e.superseded) r.outcome = "superseded";
+    else if (r.cancel_sent) r.outcome = "cancelled";
     else if (it->second.version != version_) r.outcome = "stale";
     else r.outcome = e.text.empty() ? "empty" : "shown";
     if (it->second.truth) {

@@ -40,6 +40,9 @@ struct TargetEvent {
   int error_code = 0;     // kError
   std::string error;      // kError
   bool cancelled = false; // kError: the server reports the request as cancelled
+  // kFinal: the server reports that a newer request replaced this one (wafer answers such a
+  // request with an empty result marked {"wafer": {"outcome": "superseded"}})
+  bool superseded = false;
   std::string served_by;  // kFinal, when reported
   int tokens_reused = -1, tokens_prefilled = -1, tokens_generated = -1;
 };

@@ -21,7 +21,8 @@ struct RequestRecord {
   double first_text_ms = -1; // keystroke -> first non-empty suggestion text (partial or final); -1: none
   double final_ms = -1;      // keystroke -> final result; -1: none
   // "shown" (non-empty final result for the current text), "empty", "stale" (answered
-  // after the text changed), "cancelled", "error", "timeout"
+  // after the text changed), "cancelled", "superseded" (the server answered it empty
+  // because a newer request replaced it, before or without a cancel), "error", "timeout"
   std::string outcome = "timeout";
   bool cancel_sent = false;  // the client sent $/cancelRequest (a newer keystroke came)
   int error_code = 0;

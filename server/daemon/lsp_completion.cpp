@@ -25,6 +25,12 @@ json empty_result(bool inline_kind) {
   return inline_kind ? json(lsp::InlineCompletionList{}) : json(lsp::CompletionList{});
 }
 
+json superseded_result(bool inline_kind) {
+  json r = empty_result(inline_kind);
+  r["wafer"] = {{"outcome", "superseded"}};
+  return r;
+}
+
 json make_result(bool inline_kind, const std::string& text, const lsp::Position& cursor) {
   return inline_kind ? json(inline_completion_result(text, cursor)) : json(completion_result(text, cursor));
 }
@@ -132,7 +138,7 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
     stats_.count("waited_for_model");
     for (WaitingForModel& w : waiting_for_model_)
       if (w.uri == uri) {  // superseded by this one
-        w.reply.result(empty_result(w.inline_kind));
+        w.reply.result(superseded_result(w.inline_kind));
         w = {uri, params, std::move(reply), inline_kind};
         return;
       }
@@ -313,7 +319,11 @@ void LspServer::on_greedy_done(const std::shared_ptr<CompletionState>& st, Sched
       st->reply->error({jsonrpc::kRequestCancelled, "request cancelled"});
       break;
     case Scheduler::Outcome::kSuperseded:
-      st->reply->error({jsonrpc::kRequestCancelled, "request cancelled: a newer completion request for the document replaced it"});
+      // A newer request for the document replaced it. RequestCancelled is for cancellations
+      // the client asked for, and inline completion is not server-cancellable
+      // (ServerCancelled), so the answer is "no suggestion", marked for clients and
+      // `wafer bench` that tell it apart from an empty answer.
+      st->reply->result(superseded_result(inline_kind));
       break;
     case Scheduler::Outcome::kStale:
       // The document changed during the debounce: the work is dropped (never queued

@@ -22,6 +22,9 @@ class ScriptedTarget : public BenchTarget {
   };
   std::string doc;
   int requests = 0, cancels = 0;
+  // A server that had already replaced the request by the newer one when the cancel came:
+  // it answers an empty result marked superseded instead of RequestCancelled.
+  bool supersedes = false;
   bool closed = false;
 
   std::string name() const override { return "scripted"; }
@@ -47,6 +50,11 @@ class ScriptedTarget : public BenchTarget {
       it = it->second.request == id ? scheduled_.erase(it) : std::next(it);
     TargetEvent e{TargetEvent::Kind::kError, id, Clock::now(), ""};
     e.error_code = -32800;
+    if (supersedes) {
+      e.kind = TargetEvent::Kind::kFinal;
+      e.error_code = 0;
+      e.superseded = true;
+    }
     ready_.push_back(e);
   }
   Status poll(Clock::time_point deadline, std::vector<TargetEvent>& out) override {
@@ -163,6 +171,22 @@ TEST_CASE("slow answers are cancelled by the next keystroke") {
   CHECK(run->summary.outcomes["cancelled"] == 19);
   CHECK(run->summary.outcomes["shown"] == 1);
   CHECK(run->requests.back().final_ms >= 200);
+}
+
+TEST_CASE("requests the server answers as superseded are told apart from cancelled ones") {
+  ScriptedTarget target;
+  target.first_ms = 100;
+  target.final_ms = 200;
+  target.supersedes = true;
+  Trace trace = make_trace(20, 600);
+  ReplayOptions o;
+  o.warmup = 0;
+  o.drain_ms = 1000;
+  auto run = replay(trace, target, o);
+  REQUIRE(run);
+  CHECK(run->summary.outcomes["superseded"] == 19);
+  CHECK(run->summary.outcomes.count("cancelled") == 0);
+  CHECK(run->summary.outcomes["shown"] == 1);
 }
 
 TEST_CASE("a perfect model: suggestions match, the simulated user accepts them and skips the typing") {

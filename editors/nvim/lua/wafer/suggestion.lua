@@ -160,6 +160,9 @@ local function on_result(buf, origin, handle, result, final)
   end
   if final then
     s.req = nil
+    if type(result) == 'table' and type(result.wafer) == 'table' and result.wafer.outcome == 'superseded' then
+      return -- the daemon replaced it by a newer request (not a cancellation we asked for)
+    end
   end
   local line = origin.head .. origin.tail
   local list = {}
