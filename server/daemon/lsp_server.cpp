@@ -158,6 +158,7 @@ void LspServer::on_did_change(const json& params) {
     return;
   }
   stats_.count("changes");
+  if (stats_.counter("changes") % kReleaseHeapEvery == 0) release_free_heap();
   // The document moved on: what was being decoded ahead of the old cursor is moot, and the
   // engine must be free for the request that follows the keystroke.
   scheduler_->supersede(ahead_key(p.text_document.uri));
@@ -192,6 +193,22 @@ void LspServer::on_stats(Reply reply) {
   // The local engine's kernels and what they chose by timing themselves (engine/kernels).
   const ComputeKernels k = compute_kernels(options_.amx);
   s["kernels"] = {{"name", k.name}, {"tuning", k.tuning}};
+  // What the daemon holds: its resident memory, and the size of everything kept across
+  // requests. Per-document state (open documents and what is kept for each) goes with
+  // didClose; the statistics are fixed histograms.
+  const HeapUse heap = heap_use();
+  s["memory"] = {{"rss_kib", resident_kib()},
+                 {"heap_in_use_kib", heap.in_use_kib},
+                 {"heap_free_kib", heap.free_kib},
+                 {"documents", workspace_.size()},
+                 {"typing_cache_entries", typing_.size()},
+                 {"definition_lists", definitions_.size()},
+                 {"extra_context_choices", extra_choice_.size()},
+                 {"edit_times", last_edit_.size()},
+                 {"waiting_for_model", waiting_for_model_.size()},
+                 {"open_requests", endpoint_.pending_requests()},
+                 {"stats_stages", stats_.stages()},
+                 {"stats_bytes", stats_.bytes()}};
   reply.result(std::move(s));
 }
 

@@ -93,6 +93,17 @@ TEST_CASE("lsp session: initialize / open / burst of completions / shutdown / ex
   const json& kernels = stats["result"]["kernels"];
   CHECK(kernels["name"] == wafer::compute_kernels(/*amx=*/true).name);
   CHECK((kernels["name"] == "scalar" || kernels["tuning"].get<std::string>().find("undecided") != std::string::npos));
+  // What the daemon holds: its resident memory and the state it keeps per document, which
+  // didClose frees.
+  const json& memory = stats["result"]["memory"];
+  CHECK(memory["rss_kib"].get<long>() > 0);
+  CHECK(memory["documents"] == 1);
+  CHECK(memory["edit_times"] == 1);
+  CHECK(memory["open_requests"] == 1);  // wafer/stats itself
+  c.notify("textDocument/didClose", {{"textDocument", {{"uri", kUri}}}});
+  const json closed = c.request("wafer/stats", nullptr)["result"]["memory"];
+  for (const char* kept : {"documents", "typing_cache_entries", "definition_lists", "extra_context_choices", "edit_times"})
+    CHECK(closed[kept] == 0);
   CHECK(c.shutdown_and_exit() == 0);
 }
 

@@ -3,6 +3,10 @@
 
 #include "server/daemon/stats.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 using namespace wafer;
 
 TEST_CASE("stats: nearest-rank percentiles over the samples", "[stats]") {
@@ -19,13 +23,40 @@ TEST_CASE("stats: nearest-rank percentiles over the samples", "[stats]") {
   CHECK(j["mean"] == 50.5);
 }
 
-TEST_CASE("stats: the window keeps the most recent samples", "[stats]") {
+TEST_CASE("stats: percentiles from a fixed histogram, within 1/64 below the sample", "[stats]") {
   LatencySeries s;
-  for (size_t i = 0; i < LatencySeries::kWindow; ++i) s.add(1000);
-  for (size_t i = 0; i < LatencySeries::kWindow; ++i) s.add(1);
-  CHECK(s.percentile(0.99) == 1);
-  CHECK(s.count() == 2 * LatencySeries::kWindow);
-  CHECK(s.to_json()["max"] == 1000.0);
+  s.add(0.3);
+  const size_t bytes = s.count() ? LatencySeries::kBytes : 0;
+  CHECK(bytes > 0);
+  // A million samples from 0.001 ms to 485 s: the same memory, percentiles within a bucket.
+  std::vector<double> values;
+  for (int i = 0; i < 1000000; ++i) values.push_back(0.001 * std::pow(1.00002, i));
+  for (double v : values) s.add(v);
+  values.push_back(0.3);
+  for (double q : {0.01, 0.5, 0.9, 0.99}) {
+    double exact = nearest_rank(values, q);
+    double got = s.percentile(q);
+    INFO("q " << q << ": exact " << exact << ", histogram " << got);
+    CHECK(got <= exact);
+    CHECK(got >= exact * (1 - 1.0 / LatencySeries::kSubBuckets));
+  }
+  CHECK(s.count() == values.size());
+  CHECK(s.percentile(1.0) == *std::max_element(values.begin(), values.end()));
+}
+
+TEST_CASE("stats: zero, negative, tiny and huge samples land in the end buckets", "[stats]") {
+  CHECK(LatencySeries::bucket_of(0) == 0);
+  CHECK(LatencySeries::bucket_of(-5) == 0);
+  CHECK(LatencySeries::bucket_of(1e-9) == 0);
+  CHECK(LatencySeries::bucket_of(1e12) == LatencySeries::kBuckets - 1);
+  CHECK(LatencySeries::lower_bound_of(LatencySeries::bucket_of(99)) == 99);
+  LatencySeries s;
+  s.add(0);
+  s.add(0);
+  s.add(-0.5);  // a difference of clocks can come out slightly negative
+  CHECK(s.percentile(0.5) == -0.5);  // the first bucket reports the smallest sample
+  s.add(1e12);
+  CHECK(s.percentile(1.0) == 1e12);
 }
 
 TEST_CASE("stats: counters and stages in one JSON object", "[stats]") {
