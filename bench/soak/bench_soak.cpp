@@ -2,16 +2,21 @@
 // inlineCompletion across several documents, first at typing speed, then as a flood (as
 // fast as the pipe takes them). It checks the daemon's promises and prints the figures:
 //   - every request gets exactly one reply, and streamed $/progress for a request never
-//     comes after its reply;
+//     comes after its reply; the harness never cancels, so no reply is RequestCancelled
+//     (a request replaced by a newer one is answered with an empty result marked
+//     superseded);
 //   - replies that overtake an older request of the same document are counted (JSON-RPC
 //     allows any order; a typing-through answer may overtake a superseded engine run that
 //     is still stopping), not failed;
 //   - resident memory stays flat: RSS sampled every 50 requests, slope by least squares
-//     over the second half of each phase (KiB per 1000 requests);
+//     over the second half of each phase (KiB per 1000 requests), checked for phases of
+//     at least --min-slope-requests requests;
+//   - documents come and go as in an editor: each document typed out is started afresh,
+//     closed and reopened, or closed and replaced by a new one (a new URI), in turn;
 //   - latency stays bounded under the flood (stale work is dropped, not queued): p99 of
 //     request -> reply.
 // Usage: bench_soak [--model PATH] [--docs N] [--typing N] [--typing-ms MS] [--flood N]
-//                   [--max-p99-ms MS] [--max-slope-kib N]
+//                   [--max-p99-ms MS] [--max-slope-kib N] [--min-slope-requests N]
 // Exit code 0 when every check passed, 1 otherwise. scripts/test.sh runs it briefly (the
 // "soak" phase of CI); on demand it runs for as long as you like.
 #include <algorithm>
@@ -39,6 +44,7 @@ struct Config {
   int flood = 3000;     // requests as fast as possible
   double max_p99_ms = 2000;
   double max_slope_kib = 256;  // per 1000 requests
+  int min_slope_requests = 1000;  // shorter phases are too short for a slope to mean much
 };
 
 double pct(std::vector<double> v, double q) {
@@ -79,15 +85,16 @@ class Soak {
   Soak(const Config& cfg, LspClient& c) : cfg_(cfg), c_(c) {
     for (int d = 0; d < cfg.docs; ++d) {
       Doc doc;
-      doc.uri = "file:///soak/doc" + std::to_string(d) + ".py";
+      doc.index = d;
+      doc.uri = uri_of(doc);
       docs_.push_back(doc);
-      c_.notify("textDocument/didOpen", {{"textDocument", {{"uri", doc.uri}, {"languageId", "python"}, {"version", 1}, {"text", ""}}}});
+      open(doc);
     }
   }
 
   struct Phase {
     std::string name;
-    int requests = 0, results = 0, non_empty = 0, cancelled = 0, errors = 0, overtaken = 0;
+    int requests = 0, results = 0, non_empty = 0, superseded = 0, errors = 0, overtaken = 0;
     std::vector<double> latency_ms, result_latency_ms;
     long rss_start = 0, rss_end = 0;
     double slope_kib = 0;
@@ -133,6 +140,9 @@ class Soak {
  private:
   struct Doc {
     std::string uri;
+    int index = 0;       // which of the --docs documents
+    int generation = 0;  // bumped when the document is replaced by a new one
+    int restarts = 0;    // times the snippet was typed out
     int version = 1;
     int line = 0, character = 0;  // the cursor (utf-16 = bytes: the snippet is ASCII)
     size_t pos = 0;               // next snippet character to type
@@ -143,13 +153,38 @@ class Soak {
     std::string token;
   };
 
+  static std::string uri_of(const Doc& doc) {
+    return "file:///soak/doc" + std::to_string(doc.index) + (doc.generation ? "-" + std::to_string(doc.generation) : "") +
+           ".py";
+  }
+  void open(Doc& doc) {
+    doc.version = 1;
+    c_.notify("textDocument/didOpen",
+              {{"textDocument", {{"uri", doc.uri}, {"languageId", "python"}, {"version", doc.version}, {"text", ""}}}});
+  }
+
   void keystroke(Doc& doc, int i) {
     const size_t len = std::char_traits<char>::length(kSnippet);
     if (doc.pos > 0 && doc.pos % len == 0) {
-      // The snippet is typed out: start the document afresh (a full-text change), so its
-      // size stays bounded and RSS growth means a leak, not a bigger document.
-      c_.notify("textDocument/didChange", {{"textDocument", {{"uri", doc.uri}, {"version", ++doc.version}}},
-                                           {"contentChanges", {{{"text", ""}}}}});
+      // The snippet is typed out: start the document afresh, so its size stays bounded and
+      // RSS growth means a leak, not a bigger document. In turn: a full-text change; close
+      // and reopen; close and open another document in its place.
+      switch (doc.restarts++ % 3) {
+        case 0:
+          c_.notify("textDocument/didChange", {{"textDocument", {{"uri", doc.uri}, {"version", ++doc.version}}},
+                                               {"contentChanges", {{{"text", ""}}}}});
+          break;
+        case 1:
+          c_.notify("textDocument/didClose", {{"textDocument", {{"uri", doc.uri}}}});
+          open(doc);
+          break;
+        default:
+          c_.notify("textDocument/didClose", {{"textDocument", {{"uri", doc.uri}}}});
+          ++doc.generation;
+          doc.uri = uri_of(doc);
+          open(doc);
+          break;
+      }
       doc.line = doc.character = 0;
     }
     char ch = kSnippet[doc.pos++ % len];
@@ -198,12 +233,16 @@ class Soak {
     last = std::max(last, id);
     if (phase_) {
       phase_->latency_ms.push_back(ms);
-      if (m.contains("result")) {
+      const json* wafer = m.contains("result") && m["result"].is_object() && m["result"].contains("wafer")
+                              ? &m["result"]["wafer"]
+                              : nullptr;
+      if (wafer && wafer->is_object() && wafer->value("outcome", "") == "superseded") {
+        ++phase_->superseded;
+        if (!m["result"]["items"].empty()) problem("a superseded request answered with items: " + m.dump());
+      } else if (m.contains("result")) {
         ++phase_->results;
         phase_->result_latency_ms.push_back(ms);
         if (!m["result"]["items"].empty()) ++phase_->non_empty;
-      } else if (m["error"]["code"] == -32800) {
-        ++phase_->cancelled;
       } else {
         ++phase_->errors;
         problem("error reply: " + m.dump());
@@ -231,7 +270,7 @@ class Soak {
 
 void print(const Soak::Phase& p) {
   std::printf("%-7s requests %5d  results %5d (non-empty %5d)  superseded %5d  errors %d  overtaken %d\n",
-              p.name.c_str(), p.requests, p.results, p.non_empty, p.cancelled, p.errors, p.overtaken);
+              p.name.c_str(), p.requests, p.results, p.non_empty, p.superseded, p.errors, p.overtaken);
   std::printf("        latency request->reply p50 %.1f  p99 %.1f  max %.1f ms; answered with a result p50 %.1f  p99 %.1f ms\n",
               pct(p.latency_ms, 0.5), pct(p.latency_ms, 0.99), pct(p.latency_ms, 1.0), pct(p.result_latency_ms, 0.5),
               pct(p.result_latency_ms, 0.99));
@@ -252,6 +291,7 @@ int main(int argc, char** argv) {
     else if (k == "--flood") cfg.flood = std::atoi(v.c_str());
     else if (k == "--max-p99-ms") cfg.max_p99_ms = std::atof(v.c_str());
     else if (k == "--max-slope-kib") cfg.max_slope_kib = std::atof(v.c_str());
+    else if (k == "--min-slope-requests") cfg.min_slope_requests = std::atoi(v.c_str());
     else {
       std::fprintf(stderr, "bench_soak: unknown option %s\n", k.c_str());
       return 2;
@@ -282,11 +322,14 @@ int main(int argc, char** argv) {
   std::printf("bench_soak: %s, %d documents, %.1f s\n", cfg.model.c_str(), cfg.docs, secs);
   print(typing);
   print(flood);
-  if (stats.contains("result")) std::printf("daemon outcomes: %s\n", stats["result"]["counts"].dump().c_str());
+  if (stats.contains("result")) {
+    std::printf("daemon outcomes: %s\n", stats["result"]["counts"].dump().c_str());
+    if (stats["result"].contains("memory")) std::printf("daemon memory: %s\n", stats["result"]["memory"].dump().c_str());
+  }
   std::vector<std::string> failed = soak.problems();
   if (pct(flood.latency_ms, 0.99) > cfg.max_p99_ms) failed.push_back("flood p99 above --max-p99-ms");
   for (const Soak::Phase* p : {&typing, &flood})
-    if (p->requests >= 400 && p->slope_kib > cfg.max_slope_kib) failed.push_back(p->name + ": RSS slope above --max-slope-kib");
+    if (p->requests >= cfg.min_slope_requests && p->slope_kib > cfg.max_slope_kib) failed.push_back(p->name + ": RSS slope above --max-slope-kib");
   if (exit_code != 0) failed.push_back("shutdown + exit gave exit code " + std::to_string(exit_code));
   for (const std::string& f : failed) std::printf("FAILED: %s\n", f.c_str());
   std::printf("bench_soak: %s\n", failed.empty() ? "ok" : "FAILED");
