@@ -153,11 +153,13 @@ class LspServer {
   uint64_t mapping_faults_seen_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   // Time of the last edit per document: the debounce counts from the last keystroke, so a
-  // client that waited before asking does not wait twice.
+  // client that waited before asking does not wait twice. Like every per-document map
+  // below, it holds at most one entry per open document: didClose erases it.
   std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> last_edit_;
   // The last suggestion per document, for typing-through (lsp_completion.cpp).
   TypingCache typing_;
-  // Definitions per document and the version they were found in (extra context).
+  // Definitions per document and the version they were found in (extra context); one
+  // list per open document.
   struct Definitions {
     int64_t version = -1;
     std::vector<Definition> list;
