@@ -248,6 +248,8 @@ TEST_CASE("scheduler: a request whose debounce ends preempts background work, bu
     CHECK(request.result->outcome == Outcome::kDone);
     CHECK(request.result->debounce_ms < 10000);
     CHECK_FALSE(other.done());  // a request with another prompt still waits out its debounce
+    CHECK(s.supersede("other"));  // ended here: its recorder lives only in this section
+    CHECK(other.result->outcome == Outcome::kSuperseded);
   }
   SECTION("typing on does not end a running early prefill of the prompt's start; anything else does") {
     // Keystroke 1: its request debounces, its early prefill holds the engine.
