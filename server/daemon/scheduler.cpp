@@ -171,7 +171,7 @@ void Scheduler::make_ready(State& s) {
   if (run == jobs_.end() || !run->second->job.background) return;
   State& r = *run->second;
   // A prefill of this prompt, or of its start, is work the request would redo: let it end.
-  if (r.job.request.prefill_only && !r.cancel_requested && extends_prompt(r.job.request, s.job.request)) {
+  if (worth_finishing(r, s.job.request)) {
     s.waiting_for = State::WaitingFor::kOwnPrefill;
     return;
   }
@@ -380,12 +380,16 @@ int Scheduler::cancel_background(const CompletionRequest* incoming) {
   return ended;
 }
 
+bool Scheduler::worth_finishing(const State& s, const CompletionRequest& incoming) {
+  return s.phase == Phase::kRunning && !s.on_backend && s.job.background && s.job.request.prefill_only &&
+         !s.cancel_requested && extends_prompt(s.job.request, incoming);
+}
+
 void Scheduler::supersede_for(JobId id, const CompletionRequest& incoming) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
   State& s = *it->second;
-  if (s.phase == Phase::kRunning && !s.on_backend && s.job.background && s.job.request.prefill_only &&
-      !s.cancel_requested && extends_prompt(s.job.request, incoming)) {
+  if (worth_finishing(s, incoming)) {
     if (auto k = by_key_.find(s.job.key); k != by_key_.end() && k->second == id) by_key_.erase(k);
     return;
   }

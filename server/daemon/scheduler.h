@@ -154,6 +154,9 @@ class Scheduler {
   // Ends a job as superseded by `incoming`, unless it is a running prefill-only job whose
   // prompt `incoming` extends: that one runs to its end (no longer the owner of its key).
   void supersede_for(JobId id, const CompletionRequest& incoming);
+  // Whether `s` is a running prefill-only background job whose work is the start of
+  // `incoming`'s prompt: worth letting it end rather than ending it.
+  static bool worth_finishing(const State& s, const CompletionRequest& incoming);
   void finish(JobId id, JobResult result);
   void on_engine_event(JobId id, const CompletionEvent& e);
   void start_on_backend(State& s);
