@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/kernels/softmax_floor.h"
 #include "engine/quant/float16.h"
 
 namespace wafer::ops {
@@ -54,7 +55,8 @@ void softmax_scaled(float* x, int64_t n, float scale) {
   }
   double sum = 0;
   for (int64_t i = 0; i < n; ++i) {
-    x[i] = std::exp(x[i] - max);
+    const float d = x[i] - max;
+    x[i] = d > kSoftmaxFloor ? std::exp(d) : 0.0f;  // no denormal weights (softmax_floor.h)
     sum += static_cast<double>(x[i]);
   }
   const float inv = static_cast<float>(1.0 / sum);

@@ -13,6 +13,7 @@ constexpr unsigned kDaz = 0x0040;  // MXCSR bit 6: denormals-are-zero
 }  // namespace
 
 void flush_denormals_in_this_thread() { _mm_setcsr(_mm_getcsr() | kFtz | kDaz); }
+void keep_denormals_in_this_thread() { _mm_setcsr(_mm_getcsr() & ~(kFtz | kDaz)); }
 bool denormals_flushed_in_this_thread() { return (_mm_getcsr() & (kFtz | kDaz)) == (kFtz | kDaz); }
 
 #elif defined(__aarch64__)
@@ -29,10 +30,15 @@ void flush_denormals_in_this_thread() {
   unsigned long v = read_fpcr() | kFz;
   __asm__ __volatile__("msr fpcr, %0" : : "r"(v));
 }
+void keep_denormals_in_this_thread() {
+  unsigned long v = read_fpcr() & ~kFz;
+  __asm__ __volatile__("msr fpcr, %0" : : "r"(v));
+}
 bool denormals_flushed_in_this_thread() { return (read_fpcr() & kFz) != 0; }
 
 #else
 void flush_denormals_in_this_thread() {}
+void keep_denormals_in_this_thread() {}
 bool denormals_flushed_in_this_thread() { return false; }
 #endif
 

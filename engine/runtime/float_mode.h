@@ -10,6 +10,9 @@ namespace wafer {
 
 // Sets FTZ|DAZ on x86 (MXCSR) and FZ on AArch64 (FPCR) for this thread; a no-op elsewhere.
 void flush_denormals_in_this_thread();
+// Clears that mode again (IEEE gradual underflow), for benchmarks and tests that must see
+// what an unflushed thread computes.
+void keep_denormals_in_this_thread();
 // Whether this thread flushes denormals (false where the target has no such mode).
 bool denormals_flushed_in_this_thread();
 

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "engine/kernels/softmax_floor.h"
+
 namespace wafer::simd {
 
 template <class V>
@@ -213,6 +215,16 @@ struct FloatImpl {
       for (int j = 0; j < NV; ++j) V::storef(out + h * out_head_stride + j * L, acc[h][j]);
   }
 
+  // e^d for d > kSoftmaxFloor, else exactly 0 (softmax_floor.h: no denormal weights). The
+  // step (d - floor) * 2^100 clamped to [0, 1] is exactly 1 for any d above the floor (the
+  // difference is at least one ulp of 40, 2^-18) and 0 at or below it, with no compare or
+  // blend operation in the traits.
+  static F weight(F d) {
+    const F step = V::minf(V::maxf(V::mul(V::subf(d, V::set1f(kSoftmaxFloor)), V::set1f(0x1p100f)), V::zero_f()),
+                           V::set1f(1.0f));
+    return V::mul(exp(d), step);
+  }
+
   // scores[0..n) = exp(scores - max) / their sum (the sum in float, applied as one
   // multiplication by its inverse).
   static void softmax_row(float* scores, int n) {
@@ -224,13 +236,14 @@ struct FloatImpl {
     const F vmax = V::set1f(mx);
     F vsum = V::zero_f();
     for (p = 0; p + L <= n; p += L) {
-      F e = exp(V::subf(V::loadf(scores + p), vmax));
+      F e = weight(V::subf(V::loadf(scores + p), vmax));
       V::storef(scores + p, e);
       vsum = V::add_f(vsum, e);
     }
     float sum = V::reduce_add(vsum);
     for (; p < n; ++p) {
-      scores[p] = std::exp(scores[p] - mx);
+      const float d = scores[p] - mx;
+      scores[p] = d > kSoftmaxFloor ? std::exp(d) : 0.0f;
       sum += scores[p];
     }
     const F inv = V::set1f(1.0f / sum);

@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "engine/quant/float16.h"
+#include "engine/compute/forward_ops.h"
 #include "engine/compute/kv_cache.h"
 #include "engine/model/model_config.h"
 #include "engine/kernels/dispatch.h"
 #include "engine/quant/quant.h"
 #include "engine/quant/quant_repack.h"
+#include "engine/runtime/float_mode.h"
 #include "tests/support/testing.h"
 
 using namespace wafer;
@@ -322,6 +324,50 @@ TEST_CASE("attention and swiglu kernels match their definitions") {
       for (int64_t i = 0; i < n; ++i) REQUIRE(std::fabs(g[i] - want[i]) <= 1e-6f * (1 + std::fabs(want[i])));
     }
   }
+}
+
+TEST_CASE("softmax weights far below the maximum are exactly zero, never denormal") {
+  // One key lines up with the query and the others score 20-120 below it: e^(score - max)
+  // of those would be denormal (below FLT_MIN) or become one when normalised. The weights
+  // the kernel leaves in its scratch must be 0 or normal, and the result the definition's.
+  // The thread runs without flush-to-zero here (a pool run in an earlier test set it), so
+  // a denormal would show.
+  keep_denormals_in_this_thread();
+  const int dk = 64, dv = 64, n_pos = 200;
+  std::vector<float> q(dk, 0.0f), kk(static_cast<size_t>(n_pos) * dk, 0.0f), v(static_cast<size_t>(n_pos) * dv);
+  q[0] = 8.0f;
+  for (int p = 0; p < n_pos; ++p) kk[static_cast<size_t>(p) * dk] = p == 37 ? 8.0f : 8.0f - 0.5f * static_cast<float>(p % 240 + 40) / 8;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> n01(0.f, 1.f);
+  for (auto& x : v) x = n01(rng);
+  const float scale = 1.0f;
+  auto want = attend_reference(q, kk, v, n_pos, dk, dv, scale);
+  auto check_weights = [&](const float* w, const char* who) {
+    int kept = 0, dropped = 0;
+    for (int p = 0; p < n_pos; ++p) {
+      INFO(who << " weight " << p << " = " << w[p]);
+      REQUIRE(std::fpclassify(w[p]) != FP_SUBNORMAL);
+      (w[p] == 0.0f ? dropped : kept) += 1;
+    }
+    REQUIRE(kept >= 2);      // the peak and the scores within the floor of it
+    REQUIRE(dropped >= 100); // the far ones
+  };
+  {
+    std::vector<float> s(static_cast<size_t>(n_pos));
+    for (int p = 0; p < n_pos; ++p) s[p] = q[0] * kk[static_cast<size_t>(p) * dk];
+    ops::softmax_scaled(s.data(), n_pos, scale);
+    check_weights(s.data(), "scalar");
+  }
+  for (KernelIsa isa : kAllIsas) {
+    const SimdKernels* k = simd_kernels(isa);
+    if (!k) continue;
+    std::vector<float> scratch(attend_scratch_floats(1, n_pos, dv)), out(static_cast<size_t>(dv));
+    const std::vector<float> kb = block_keys(kk, n_pos, dk);
+    k->attend(q.data(), dk, 1, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(), dv);
+    check_weights(scratch.data(), k->name);
+    for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(out[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
+  }
+  flush_denormals_in_this_thread();
 }
 
 TEST_CASE("grouped attention gives every query head what it gets alone") {
