@@ -1,8 +1,9 @@
 // bench_kernels: the engine's building blocks against this machine's own limits, measured
 // in one run: thread-pool barrier cost, memory read bandwidth, decode matrix-vector
 // products (GB/s of weights streamed, as a fraction of the read bandwidth) and prefill
-// matrix products (int8 multiply-adds per second) for every packed weight type, and the
-// activation quantizers, scalar against SIMD.
+// matrix products (int8 multiply-adds per second) for every packed weight type, the
+// activation quantizers, scalar against SIMD, and attention with flat against sharply
+// peaked scores.
 //
 //   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-vector-half] [--types q8_0,q4_0,...] [--quick] [--quantize-only]
 //
@@ -18,7 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/quant/float16.h"
 #include "engine/runtime/cpu_features.h"
+#include "engine/runtime/float_mode.h"
 #include "engine/runtime/memory_bandwidth.h"
 #include "engine/kernels/dispatch.h"
 #include "engine/quant/quant.h"
@@ -104,7 +107,7 @@ struct Args {
   std::vector<TensorType> types = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
                                    TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
   bool quick = false;
-  bool quantize_only = false;  // just the activation-quantization figures
+  bool quantize_only = false;  // just the activation-quantization and attention figures
 };
 
 bool parse(int argc, char** argv, Args* a) {
@@ -274,6 +277,48 @@ void bench_quantize(const Args& a, std::mt19937& rng) {
   }
 }
 
+// Attention of one 7-head query group (the 0.5B shape: 14 heads over 2 key/value heads,
+// 64 dimensions) over 1,500 cached positions of an F16 cache, 1 thread, with flush-to-zero
+// off so the kernel's own arithmetic shows: flat scores (every weight between ~1e-3 and 1)
+// against sharply peaked ones (one key far above the rest, whose e^(score - max) would be
+// denormal). On cores that take a microcode assist per denormal operation (Intel) a
+// softmax that produced denormals ran several times slower on the peaked case.
+void bench_attention(const Args& a, std::mt19937& rng) {
+  const int heads = 7, dk = 64, dv = 64, n_pos = 1500, blocks = (n_pos + 15) / 16;
+  std::normal_distribution<float> n01(0.f, 1.f);
+  std::vector<uint16_t> keys(static_cast<size_t>(blocks) * 16 * dk), values(static_cast<size_t>(n_pos) * dv);
+  for (auto& x : keys) x = f32_to_f16(n01(rng));
+  for (auto& x : values) x = f32_to_f16(n01(rng));
+  std::vector<float> flat(static_cast<size_t>(heads) * dk), peaked(flat.size());
+  for (auto& x : flat) x = 0.5f * n01(rng);
+  // Each head's query is 40x a stored key: its score is far above every other key's.
+  for (int h = 0; h < heads; ++h)
+    for (int i = 0; i < dk; ++i) {
+      const int p = 97 * h + 11;
+      peaked[static_cast<size_t>(h) * dk + i] = 40.0f * f16_to_f32(keys[static_cast<size_t>(p / 16 * dk + i) * 16 + p % 16]);
+    }
+  std::vector<float> scratch(attend_scratch_floats(heads, n_pos, dv)), out(static_cast<size_t>(heads) * dv);
+  const float scale = 1.0f / 8.0f;
+  keep_denormals_in_this_thread();
+  auto time_us = [&](const std::vector<float>& q) {
+    std::vector<double> t;
+    for (int rep = 0; rep < (a.quick ? 30 : 300); ++rep) {
+      const auto start = Clock::now();
+      a.kernels->attend_f16(q.data(), dk, heads, keys.data(), values.data(), n_pos, dk, dv, scale, scratch.data(),
+                            out.data(), dv);
+      t.push_back(seconds_since(start));
+    }
+    return median(t) * 1e6;
+  };
+  const double f = time_us(flat), p = time_us(peaked);
+  int zero = 0;
+  for (int i = 0; i < n_pos; ++i) zero += scratch[i] == 0.0f;
+  flush_denormals_in_this_thread();
+  std::printf("\nattention, %d heads x %d positions (F16 cache), 1 thread, flush-to-zero off, us per call\n", heads, n_pos);
+  std::printf("flat %.1f  peaked %.1f  peaked/flat %.2f  (peaked: %d of %d weights of head 0 exactly 0)\n", f, p, p / f,
+              zero, n_pos);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -284,6 +329,7 @@ int main(int argc, char** argv) {
   std::printf("kernels: %s\n", a.kernels->name);
   std::mt19937 rng(42);
   bench_quantize(a, rng);
+  bench_attention(a, rng);
   if (a.quantize_only) return 0;
   std::vector<int> thread_counts;
   if (a.threads > 0)
