@@ -10,7 +10,6 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/model/model.h"
@@ -96,8 +95,8 @@ int run_generate(const Options& o) {
   }
   if (prompt.empty()) return fail("the prompt has no tokens");
 
-  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  ThreadPool pool(threads);
+  ThreadPool pool(o.threads > 0 ? o.threads : 0);  // 0: one thread per physical core, as the daemon
+  const int threads = pool.size();
   const int n_ctx = std::min<int>(o.context, static_cast<int>(std::max<uint32_t>(c.context_length, 16)));
   auto session = Session::create(**model, pool, n_ctx, *parse_kv_type(o.kv_type));  // checked by the parser
   if (!session) return fail(session.error().message);
