@@ -6,6 +6,7 @@
 
 #include "server/benchtool/bench_process.h"
 #include "server/prompt/documents.h"
+#include "server/prompt/prompt_paths.h"
 #include "server/lsp/framing.h"
 #include "server/lsp/utf8.h"
 
@@ -18,23 +19,6 @@ std::string join(const std::vector<std::string>& argv) {
   std::string s;
   for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
   return s;
-}
-
-std::string file_uri(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::path abs = std::filesystem::absolute(path, ec);
-  std::string p = ec ? path : abs.string();
-  std::string uri = "file://";
-  for (unsigned char c : p) {
-    if (std::isalnum(c) || std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
-      uri += static_cast<char>(c);
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      uri += buf;
-    }
-  }
-  return uri;
 }
 
 // Bytes of `line` taken by its first `units` positions in the encoding.
@@ -64,12 +48,13 @@ class LspTarget : public BenchTarget {
 
   Status open(const Trace& trace) override {
     if (Status s = proc_.start(opt_.argv); !s) return s;
-    uri_ = file_uri(trace.path);
+    uri_ = uri_from_path(trace.path);
     json caps = {{"general", {{"positionEncodings", {"utf-8", "utf-16"}}}},
                  {"window", {{"workDoneProgress", true}}},
                  {"textDocument",
                   {{"synchronization", {{"dynamicRegistration", false}}}, {"inlineCompletion", json::object()}}}};
-    json params = {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", caps},
+    // The folder an editor would have open (the repository holding the file), as the root.
+    json params = {{"processId", nullptr}, {"rootUri", uri_from_path(workspace_root_of(trace.path))}, {"capabilities", caps},
                    {"clientInfo", {{"name", "wafer bench"}}}};
     if (!opt_.initialization_options.is_null()) params["initializationOptions"] = opt_.initialization_options;
     Result<json> init = call("initialize", params, opt_.start_timeout_ms);

@@ -21,6 +21,7 @@
 #include "server/lsp/utf8.h"
 #include "server/prompt/extra_context.h"
 #include "server/prompt/filters.h"
+#include "server/prompt/prompt_paths.h"
 #include "server/prompt/workspace.h"
 #include "server/pull/model_choice.h"
 
@@ -89,34 +90,6 @@ Result<size_t> offset_of(std::string_view text, int line, int column) {
 }
 
 // A file: URI for an absolute path, percent-encoding what a URI may not hold as is.
-std::string file_uri(const fs::path& path) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string uri = "file://";
-  for (unsigned char c : path.string()) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                       c == '/' || c == '-' || c == '.' || c == '_' || c == '~';
-    if (plain) {
-      uri += static_cast<char>(c);
-    } else {
-      uri += '%';
-      uri += hex[c >> 4];
-      uri += hex[c & 15];
-    }
-  }
-  return uri;
-}
-
-// The workspace an editor would have open: the nearest folder above the file holding
-// .git, else the file's folder.
-fs::path workspace_root(const fs::path& file) {
-  std::error_code ec;
-  for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (fs::exists(dir / ".git", ec)) return dir;
-    if (dir == dir.root_path()) break;
-  }
-  return file.parent_path();
-}
-
 int fail(const std::string& message) {
   std::fprintf(stderr, "wafer complete: %s\n", message.c_str());
   return kExitFailure;
@@ -163,8 +136,8 @@ int run_complete(const Options& o) {
 
   // The file as an editor would open it: a document in a workspace, parsed by its grammar.
   const fs::path path = fs::absolute(pos->file, ec).lexically_normal();
-  const std::string uri = file_uri(path);
-  const std::string root_uri = file_uri(workspace_root(path));
+  const std::string uri = uri_from_path(path.string());
+  const std::string root_uri = uri_from_path(workspace_root_of(path.string()));
   const grammars::Language* language = grammars::language_by_path(path.string());
   Workspace workspace;
   workspace.open({uri, language ? std::string(language->name) : "plaintext", 1, text});

@@ -1,5 +1,7 @@
 #include "server/prompt/prompt_paths.h"
 
+#include <filesystem>
+
 namespace wafer {
 namespace {
 
@@ -44,6 +46,36 @@ std::string repo_name_of(std::string_view root_uri) {
   while (!root.empty() && root.back() == '/') root.pop_back();
   const size_t slash = root.rfind('/');
   return slash == std::string::npos ? root : root.substr(slash + 1);
+}
+
+std::string uri_from_path(std::string_view path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(std::filesystem::path(path), ec);
+  std::string uri = "file://";
+  for (unsigned char c : ec ? std::string(path) : abs.lexically_normal().string()) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
+                       c == '-' || c == '.' || c == '_' || c == '~';
+    if (plain) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += hex[c >> 4];
+      uri += hex[c & 15];
+    }
+  }
+  return uri;
+}
+
+std::string workspace_root_of(std::string_view file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path abs = fs::absolute(fs::path(file), ec).lexically_normal();
+  for (fs::path dir = abs.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / ".git", ec)) return dir.string();
+    if (dir == dir.root_path()) break;
+  }
+  return abs.parent_path().string();
 }
 
 }  // namespace wafer

@@ -17,6 +17,14 @@ std::string path_from_uri(std::string_view uri);
 // the whole path too).
 std::string prompt_path(std::string_view root_uri, std::string_view document_uri);
 
+// "/home/u/a b.py" -> "file:///home/u/a%20b.py": an absolute path (a relative one is made
+// absolute first) as the file URI an editor sends.
+std::string uri_from_path(std::string_view path);
+
+// The workspace an editor would have open for a file: the nearest folder above it holding
+// .git, else the file's folder.
+std::string workspace_root_of(std::string_view file);
+
 // The last component of the root ("proj"), or "" when there is no root.
 std::string repo_name_of(std::string_view root_uri);
 

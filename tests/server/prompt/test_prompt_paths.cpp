@@ -2,6 +2,11 @@
 // workspace root taken from initialize's workspaceFolders / rootUri / rootPath.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
 #include "server/prompt/prompt_paths.h"
 #include "server/lsp/protocol.h"
 
@@ -28,4 +33,21 @@ TEST_CASE("prompt paths: the root from initialize params", "[prompt_paths]") {
   CHECK(root({{"rootUri", nullptr}, {"rootPath", "/c"}}) == "file:///c");
   CHECK(root({{"workspaceFolders", "odd"}, {"rootUri", 3}}).empty());  // odd values are ignored, not errors
   CHECK(root(json::object()).empty());
+}
+
+TEST_CASE("prompt paths: a file's URI and the workspace an editor would open for it", "[prompt_paths]") {
+  REQUIRE(uri_from_path("/home/u/a b/x+y.py") == "file:///home/u/a%20b/x%2By.py");
+  REQUIRE(path_from_uri(uri_from_path("/tmp/dir/é.py")) == "/tmp/dir/é.py");
+  const auto relative = uri_from_path("src/x.py");
+  REQUIRE(relative.starts_with("file:///"));
+  REQUIRE(relative.ends_with("/src/x.py"));
+
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("wafer-root-" + std::to_string(::getpid()));
+  fs::create_directories(root / "repo" / ".git");
+  fs::create_directories(root / "repo" / "pkg" / "sub");
+  fs::create_directories(root / "loose");
+  REQUIRE(workspace_root_of((root / "repo" / "pkg" / "sub" / "m.py").string()) == (root / "repo").string());
+  REQUIRE(workspace_root_of((root / "loose" / "m.py").string()) == (root / "loose").string());
+  fs::remove_all(root);
 }
