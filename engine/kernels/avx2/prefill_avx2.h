@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine/kernels/dispatch.h"
+#include "engine/kernels/token_block.h"
 
 namespace wafer::kernels_avx2 {
 namespace {
@@ -158,20 +159,24 @@ struct LegacyPrefill {
     if (buf.size() < per_tile * (n_tokens / T)) buf.resize(per_tile * (n_tokens / T));
     for (int t0 = 0; t0 < n_tokens; t0 += T) Impl::tile_acts(x, t0, T, Fmt::kOffset, buf.data() + t0 / T * per_tile);
     const size_t panel_bytes = w.panel_bytes();
-    for (int64_t p = pb; p < pe; ++p) {
-      const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
-      const int64_t left = w.rows - p * kPanelRows;
-      const int n_rows = left < kPanelRows ? static_cast<int>(left) : kPanelRows;
-      float* yp = y + p * kPanelRows;
-      for (int t0 = 0; t0 < n_tokens; t0 += T) {
-        __m256 acc[T][2];
-        _Pragma("GCC unroll 16")
-        for (int t = 0; t < T; ++t) acc[t][0] = acc[t][1] = _mm256_setzero_ps();
-        tile<Fmt>(panel, nb, buf.data() + t0 / T * per_tile, acc);
-        _Pragma("GCC unroll 16")
-        for (int t = 0; t < T; ++t) {
-          store(yp + (t0 + t) * y_stride, acc[t][0], n_rows);
-          if (n_rows > 8) store(yp + (t0 + t) * y_stride + 8, acc[t][1], n_rows - 8);
+    const int block = prefill_token_block(nb * kTokenBytes, T);  // stays in L2 (token_block.h)
+    for (int b0 = 0; b0 < n_tokens; b0 += block) {
+      const int b1 = n_tokens - b0 < block ? n_tokens : b0 + block;
+      for (int64_t p = pb; p < pe; ++p) {
+        const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
+        const int64_t left = w.rows - p * kPanelRows;
+        const int n_rows = left < kPanelRows ? static_cast<int>(left) : kPanelRows;
+        float* yp = y + p * kPanelRows;
+        for (int t0 = b0; t0 < b1; t0 += T) {
+          __m256 acc[T][2];
+          _Pragma("GCC unroll 16")
+          for (int t = 0; t < T; ++t) acc[t][0] = acc[t][1] = _mm256_setzero_ps();
+          tile<Fmt>(panel, nb, buf.data() + t0 / T * per_tile, acc);
+          _Pragma("GCC unroll 16")
+          for (int t = 0; t < T; ++t) {
+            store(yp + (t0 + t) * y_stride, acc[t][0], n_rows);
+            if (n_rows > 8) store(yp + (t0 + t) * y_stride + 8, acc[t][1], n_rows - 8);
+          }
         }
       }
     }

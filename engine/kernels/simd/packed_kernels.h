@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/kernels/dispatch.h"
+#include "engine/kernels/token_block.h"
 
 namespace wafer::simd {
 
@@ -367,16 +368,17 @@ struct PackedImpl {
     for (int t = 0; t < T; ++t) V::store(y + (t0 + t) * y_stride, acc[t], n_rows);
   }
 
-  // Token tiles of kMaxTokens, then one smaller tile for the rest. lane0: the first row of
-  // the panel this lane group computes (a constant, so every weight address is one too).
+  // Tokens [t_begin, t_end) (t_begin a multiple of kMaxTokens) in tiles of kMaxTokens,
+  // then one smaller tile for the rest. lane0: the first row of the panel this lane group
+  // computes (a constant, so every weight address is one too).
   template <int lane0, bool kPf>
-  static void run_panel(const PackedMatrix& w, const uint8_t* panel, int n_rows, const QuantizedActs& x,
+  static void run_panel(const PackedMatrix& w, const uint8_t* panel, int n_rows, int t_begin, int t_end,
                         const uint8_t* tiled, float* y, int64_t y_stride) {
     constexpr int M = V::kMaxTokens;
-    int t0 = 0;
-    for (; t0 + M <= x.n_tokens; t0 += M)
+    int t0 = t_begin;
+    for (; t0 + M <= t_end; t0 += M)
       tile_and_store<M, lane0, kPf && M <= kPrefetchMaxTokens>(w, panel, n_rows, tiled, t0, y, y_stride);
-    switch (x.n_tokens - t0) {
+    switch (t_end - t0) {
       case 0: break;
       case 1: tile_and_store<1, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       case 2: tile_and_store<2, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
@@ -415,15 +417,21 @@ struct PackedImpl {
       }
     }
     const uint8_t* tiled = buf.data();
-    for (int64_t p = panel_begin; p < panel_end; ++p) {
-      const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
-      const int64_t first_row = p * kRows;
-      const int64_t n = w.rows - first_row;  // rows of this panel (> 0)
-      run_panel<0, kPf>(w, panel, n < L ? static_cast<int>(n) : L, x, tiled, y + first_row, y_stride);
-      if constexpr (L < kRows) {  // an 8-lane ISA: the panel's second half
-        static_assert(2 * L == kRows);
-        if (n > L)
-          run_panel<L, kPf>(w, panel, n < 2 * L ? static_cast<int>(n - L) : L, x, tiled, y + first_row + L, y_stride);
+    // Token blocks that stay in L2 while the panels stream past (token_block.h).
+    const int block = prefill_token_block(x.blocks() * (legacy ? kLegacyTokenBytes : kKTokenBytes), V::kMaxTokens);
+    for (int b0 = 0; b0 < x.n_tokens; b0 += block) {
+      const int b1 = x.n_tokens - b0 < block ? x.n_tokens : b0 + block;
+      for (int64_t p = panel_begin; p < panel_end; ++p) {
+        const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
+        const int64_t first_row = p * kRows;
+        const int64_t n = w.rows - first_row;  // rows of this panel (> 0)
+        run_panel<0, kPf>(w, panel, n < L ? static_cast<int>(n) : L, b0, b1, tiled, y + first_row, y_stride);
+        if constexpr (L < kRows) {  // an 8-lane ISA: the panel's second half
+          static_assert(2 * L == kRows);
+          if (n > L)
+            run_panel<L, kPf>(w, panel, n < 2 * L ? static_cast<int>(n - L) : L, b0, b1, tiled, y + first_row + L,
+                              y_stride);
+        }
       }
     }
   }

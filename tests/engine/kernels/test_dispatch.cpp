@@ -139,9 +139,19 @@ Reference reference(TensorType t, const std::vector<uint8_t>& w, const std::vect
 void check_type(TensorType t, const SimdKernels& k, bool exact) {
   std::mt19937 rng(1234 + static_cast<int>(t) + (exact ? 1000 : 0));
   const int64_t elems = tensor_type_info(static_cast<uint32_t>(t))->block_elems;
-  for (int64_t rows : {1, 7, 16, 17, 45}) {
-    for (int64_t cols : {elems, elems * 3}) {
-      for (int n_tokens : {1, 2, 3, 4, 5, 8, 9, 13, 16, 37}) {  // 16, 37: one and two AMX tiles
+  struct Shape {
+    std::vector<int64_t> rows, cols;
+    std::vector<int> tokens;
+  };
+  const Shape shapes[] = {
+      {{1, 7, 16, 17, 45}, {elems, elems * 3}, {1, 2, 3, 4, 5, 8, 9, 13, 16, 37}},  // 16, 37: one and two AMX tiles
+      // A 4,864-wide row: a prefill of 75 tokens spans several token blocks (token_block.h).
+      {{17}, {4864}, {75}},
+  };
+  for (const Shape& shape : shapes)
+  for (int64_t rows : shape.rows) {
+    for (int64_t cols : shape.cols) {
+      for (int n_tokens : shape.tokens) {
         INFO(tensor_type_name(t) << " on " << k.name << (exact ? " exact" : " random") << ": rows " << rows
                                  << " cols " << cols << " tokens " << n_tokens);
         auto w = random_weights(t, rows, cols, exact, rng);
