@@ -4,7 +4,7 @@
 //                 [--prompt-tokens N] [--suffix-tokens N] [--no-speculation]
 //                 [--spec-tokens N] [--skip-replay] [--skip-spec] [--skip-cancel] [--json]
 //                 [--chunk-reuse N [--check-exact]] [--fim-format NAME] [--kv-type f16|f32|q8_0]
-//                 [--shape 0.5b|1.5b] [--write-model]
+//                 [--shape 0.5b|1.5b] [--write-model] [--context daemon|fixed] [--latency-budget-ms N]
 //
 // Without --model, a Qwen2.5-Coder-0.5B-shaped (--shape 1.5b: 1.5B-shaped) synthetic Q8_0
 // model (byte-level FIM vocabulary padded to 151,936 entries with word-like tokens, tied
@@ -13,11 +13,14 @@
 //
 // 1. Typing replay: N characters of SOURCE (default /usr/lib/python3.11/textwrap.py) are
 //    removed at the cursor (the middle of the file) and typed back one at a time, one FIM
-//    request per character; the prompt is ~prompt-tokens long with the suffix cut to
-//    suffix-tokens. The prefix window's start stays put while typing, as an editor's
-//    context builder must keep it for the cache to help. Reports median/p90 of tokens
-//    prefilled, time to first token and total time per request (the first, cold request
-//    is reported separately).
+//    request per character. With --context daemon (the default) each request is the one
+//    the daemon builds (daemon_prompts.h: its window, extra context, file header, token
+//    healing, stop rules and first-token budget - --latency-budget-ms N, 0: none - with
+//    default settings), so the figures predict what `wafer bench replay` shows of the
+//    engine. With --context fixed the prompt is a plain window of
+//    ~prompt-tokens tokens with the suffix cut to suffix-tokens, its start fixed while
+//    typing. Reports median/p90 of tokens prefilled, time to first token and total time
+//    per request (the first, cold request is reported separately).
 // 2. Speculation: a prompt whose continuation repeats earlier text, greedy, with and
 //    without prompt-lookup drafts: tokens/s, acceptance, identical output checked.
 // 3. Cancellation latency: flag set from another thread during prefill and during decode,
@@ -41,11 +44,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/latency/daemon_prompts.h"
 #include "engine/engine_local.h"
 #include "tests/support/fixtures/synthetic_model.h"
 
@@ -63,6 +68,8 @@ struct Options {
   bool write_model_only = false;  // --write-model: write it, print its path, stop
   std::string fim_format = "auto";  // e.g. "qwen-spm": suffix first, a keystroke changes only the prompt end
   std::string kv_type = "f16";
+  int latency_budget_ms = -1;       // --context daemon: the first-token budget (-1: the daemon's default)
+  std::string context = "daemon";  // daemon: prompts by the daemon's context builder; fixed: a fixed window
   bool speculation = true, replay = true, spec = true, cancel = true, json = false, check_exact = false;
 };
 
@@ -138,6 +145,8 @@ struct Replay {
   double generated_p50 = 0, prompt_p50 = 0, cold_total_ms = 0, cold_prefilled = 0, moved_p50 = 0;
   double warm_ms = 0, after_warm_ttft_ms = 0, after_warm_total_ms = 0;  // a prefill-only request, then the real one
   int compared = 0, identical = 0, same_first_token = 0;  // --check-exact
+  int budget_cut = 0;  // requests whose suffix the first-token budget shortened
+  double cut_tokens_p50 = 0;  // suffix tokens left out, median over those requests
 };
 
 // A completion's first word with its leading whitespace: a proxy for its first token (the
@@ -172,13 +181,26 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
   const size_t prefix_budget = static_cast<size_t>(std::max(16, o.prompt_tokens - o.suffix_tokens - 3));
   const size_t start = window_start(tok, before, prefix_budget);
 
-  Replay r;
-  {  // The daemon's wafer/warm: a prefill-only request, then the cold request's prompt on that session.
+  // The request after `i` characters are typed back.
+  std::unique_ptr<bench::DaemonPrompts> daemon;
+  if (o.context == "daemon") daemon = std::make_unique<bench::DaemonPrompts>(o.file, e.info(), o.predict, o.latency_budget_ms);
+  auto make = [&](int i) {
+    if (daemon) {
+      const std::string text = before + typed.substr(0, static_cast<size_t>(i)) + after;
+      return daemon->request(text, cursor + static_cast<size_t>(i));
+    }
     CompletionRequest req;
-    req.session_key = o.file + "#warm";
-    req.prefix = source.substr(start, cursor - start);
+    req.session_key = o.file;
+    req.prefix = source.substr(start, cursor - start) + typed.substr(0, static_cast<size_t>(i));
     req.suffix = suffix;
     req.max_tokens = o.predict;
+    return req;
+  };
+
+  Replay r;
+  {  // The daemon's wafer/warm: a prefill-only request, then the cold request's prompt on that session.
+    CompletionRequest req = make(0);
+    req.session_key += "#warm";
     req.prefill_only = true;
     r.warm_ms = run(e, req).timings.total_ms;
     req.prefill_only = false;
@@ -186,13 +208,9 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
     r.after_warm_ttft_ms = t.first_token_ms;
     r.after_warm_total_ms = t.total_ms;
   }
-  std::vector<double> prefilled, ttft, total, generated, prompt, moved;
+  std::vector<double> prefilled, ttft, total, generated, prompt, moved, cut;
   for (int i = 0; i <= o.chars; ++i) {
-    CompletionRequest req;
-    req.session_key = o.file;
-    req.prefix = source.substr(start, cursor - start) + typed.substr(0, static_cast<size_t>(i));
-    req.suffix = suffix;
-    req.max_tokens = o.predict;
+    CompletionRequest req = make(i);
     const CompletionEvent done = run(e, req);
     if (done.kind == CompletionEvent::Kind::kError) {
       std::fprintf(stderr, "bench_latency: %s\n", done.error.c_str());
@@ -200,7 +218,7 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
     }
     const Timings& t = done.timings;
     if (o.check_exact && i > 0) {  // the same request without chunk reuse, on its own session
-      req.session_key = o.file + "#exact";
+      req.session_key += "#exact";
       e.set_chunk_reuse_min(0);
       const CompletionEvent exact = run(e, req);
       e.set_chunk_reuse_min(o.chunk_reuse);
@@ -208,7 +226,7 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
       r.identical += exact.text == done.text;
       r.same_first_token += first_word(exact.text) == first_word(done.text);
     } else if (o.check_exact) {
-      req.session_key = o.file + "#exact";
+      req.session_key += "#exact";
       e.set_chunk_reuse_min(0);
       run(e, req);
       e.set_chunk_reuse_min(o.chunk_reuse);
@@ -224,6 +242,7 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
     generated.push_back(t.tokens_generated);
     prompt.push_back(t.tokens_reused + t.tokens_prefilled);
     moved.push_back(t.tokens_moved);
+    if (t.budget_cut_tokens > 0) cut.push_back(t.budget_cut_tokens);
     if (!o.json)
       std::fprintf(stderr, "\r  request %d/%d: prefilled %d, ttft %.0f ms, total %.0f ms   ", i, o.chars,
                    t.tokens_prefilled, t.first_token_ms, t.total_ms);
@@ -239,6 +258,8 @@ Replay typing_replay(LocalEngine& e, const Options& o) {
   r.generated_p50 = percentile(generated, 0.5);
   r.prompt_p50 = percentile(prompt, 0.5);
   r.moved_p50 = percentile(moved, 0.5);
+  r.budget_cut = static_cast<int>(cut.size());
+  r.cut_tokens_p50 = percentile(cut, 0.5);
   return r;
 }
 
@@ -328,6 +349,14 @@ int main(int argc, char** argv) {
     else if (a == "--check-exact") o.check_exact = true;
     else if (a == "--fim-format") o.fim_format = value();
     else if (a == "--kv-type") o.kv_type = value();
+    else if (a == "--latency-budget-ms") o.latency_budget_ms = std::atoi(value().c_str());
+    else if (a == "--context") {
+      o.context = value();
+      if (o.context != "daemon" && o.context != "fixed") {
+        std::fprintf(stderr, "bench_latency: --context daemon or fixed, not '%s'\n", o.context.c_str());
+        return 2;
+      }
+    }
     else {
       std::fprintf(stderr, "bench_latency: unknown option %s\n", a.c_str());
       return 2;
@@ -381,24 +410,25 @@ int main(int argc, char** argv) {
 
   if (o.json) {
     std::printf(
-        "{\"model\":\"%s\",\"threads\":%d,\"requests\":%d,\"prompt_tokens_p50\":%.0f,\"prefilled_tokens_p50\":%.1f,"
+        "{\"model\":\"%s\",\"context\":\"%s\",\"threads\":%d,\"requests\":%d,\"prompt_tokens_p50\":%.0f,\"prefilled_tokens_p50\":%.1f,"
         "\"prefilled_tokens_p90\":%.1f,\"ttft_ms_p50\":%.1f,\"ttft_ms_p90\":%.1f,\"total_ms_p50\":%.1f,"
         "\"total_ms_p90\":%.1f,\"generated_tokens_p50\":%.1f,\"cold_prefilled_tokens\":%.0f,\"cold_total_ms\":%.1f,"
         "\"warm_ms\":%.1f,\"after_warm_ttft_ms\":%.1f,\"after_warm_total_ms\":%.1f,"
         "\"spec_plain_tokens_per_s\":%.2f,\"spec_tokens_per_s\":%.2f,\"spec_acceptance\":%.3f,"
         "\"spec_identical\":%s,\"cancel_prefill_ms\":%.1f,\"cancel_prefill_max_ms\":%.1f,\"cancel_decode_ms\":%.1f,\"chunk_reuse\":%d,"
-        "\"moved_tokens_p50\":%.1f,\"exact_compared\":%d,\"exact_identical\":%d,\"exact_same_first_word\":%d}\n",
-        e.info().name.c_str(), o.threads, r.requests, r.prompt_p50, r.prefilled_p50, r.prefilled_p90, r.ttft_p50,
+        "\"moved_tokens_p50\":%.1f,\"exact_compared\":%d,\"exact_identical\":%d,\"exact_same_first_word\":%d,"
+        "\"budget_cut_requests\":%d,\"budget_cut_tokens_p50\":%.0f}\n",
+        e.info().name.c_str(), o.context.c_str(), o.threads, r.requests, r.prompt_p50, r.prefilled_p50, r.prefilled_p90, r.ttft_p50,
         r.ttft_p90, r.total_p50, r.total_p90, r.generated_p50, r.cold_prefilled, r.cold_total_ms, r.warm_ms,
         r.after_warm_ttft_ms, r.after_warm_total_ms, s.plain_tps,
         s.spec_tps, s.acceptance, s.identical ? "true" : "false", cancel_prefill, cancel_prefill_max, cancel_decode, o.chunk_reuse,
-        r.moved_p50, r.compared, r.identical, r.same_first_token);
+        r.moved_p50, r.compared, r.identical, r.same_first_token, r.budget_cut, r.cut_tokens_p50);
     return s.identical || !o.spec ? 0 : 1;
   }
   std::printf("model %s, %d threads\n", e.info().name.c_str(), o.threads);
   if (o.replay) {
-    std::printf("typing replay: %d requests (%s), prompt ~%.0f tokens, %d predicted\n", r.requests, o.file.c_str(),
-                r.prompt_p50, o.predict);
+    std::printf("typing replay: %d requests (%s), %s prompts ~%.0f tokens, %d predicted\n", r.requests,
+                o.file.c_str(), o.context.c_str(), r.prompt_p50, o.predict);
     std::printf("  cold first request: %.0f tokens prefilled, %.0f ms\n", r.cold_prefilled, r.cold_total_ms);
     std::printf("  after a warm-up (prefill only, %.0f ms): first token %.0f ms, total %.0f ms\n", r.warm_ms,
                 r.after_warm_ttft_ms, r.after_warm_total_ms);
@@ -408,6 +438,9 @@ int main(int argc, char** argv) {
     std::printf("  first token ms    p50 %.1f  p90 %.1f\n", r.ttft_p50, r.ttft_p90);
     std::printf("  total ms          p50 %.1f  p90 %.1f  (generated tokens p50 %.0f)\n", r.total_p50, r.total_p90,
                 r.generated_p50);
+    if (r.budget_cut > 0)
+      std::printf("  first-token budget: suffix shortened on %d of %d requests (p50 %.0f tokens left out)\n",
+                  r.budget_cut, r.requests, r.cut_tokens_p50);
     if (r.compared > 0)
       std::printf("  vs. exact prefill: %d/%d outputs identical, %d/%d same first word\n", r.identical, r.compared,
                   r.same_first_token, r.compared);
