@@ -7,12 +7,15 @@
 //
 //   bench_quality [--model models/wafer-tiny-code-q8_0.gguf] [--points 200] [--seed 1]
 //                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C]
-//                 [--token-healing on|off|both] [DIR_OR_FILE ...]
+//                 [--token-healing on|off|both] [--suffix-tokens N[,N...]] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
 // --copy-strength C sets the copy predictor (engine/decode/copy_predictor.h; default: the model file's own,
 // 0: off), to compare the model with and without it.
 // --token-healing both asks two engines (healing off, then on) at every point of the same
 // run and prints a table for each.
+// --suffix-tokens 256,64,0 asks at every point with the suffix cut to each budget (the
+// window's suffix_tokens, in estimated tokens; the default is the daemon's): what a
+// shorter suffix - as the first-token budget cuts it while typing - costs in quality.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
   int points = 200, max_tokens = 24, threads = 1, show = 0;
   float copy_strength = -1;  // < 0: the model file's own (engine/decode/copy_predictor.h)
   std::string healing = "on";
+  std::vector<int> suffixes = {-1};  // -1: the daemon's window
   unsigned seed = 1;
   std::vector<fs::path> roots;
   for (int i = 1; i < argc; ++i) {
@@ -80,6 +84,12 @@ int main(int argc, char** argv) {
     else if (a == "--show") show = std::atoi(next().c_str());
     else if (a == "--copy-strength") copy_strength = std::strtof(next().c_str(), nullptr);
     else if (a == "--token-healing") healing = next();
+    else if (a == "--suffix-tokens") {
+      suffixes.clear();
+      std::stringstream list(next());
+      for (std::string item; std::getline(list, item, ',');) suffixes.push_back(std::atoi(item.c_str()));
+      if (suffixes.empty()) suffixes = {-1};
+    }
     else roots.emplace_back(a);
   }
   if (roots.empty()) roots = {"/usr/lib/python3.11", "/usr/include"};
@@ -108,15 +118,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_quality: --token-healing: expected on, off or both\n");
     return 1;
   }
-  // One engine per token-healing setting measured.
+  // One engine per token-healing setting and suffix budget measured.
   struct Run {
     std::string label;
+    int suffix_tokens = -1;
     std::unique_ptr<Engine> engine;
     std::map<std::string, Tally> by_lang;
     std::map<std::string, int> fired;
   };
   std::vector<Run> runs;
-  for (bool on : {false, true}) {
+  for (bool on : {false, true})
+  for (int suffix : suffixes) {
     if (healing != "both" && (healing == "on") != on) continue;
     EngineOptions eo;
     eo.model_path = model;
@@ -128,7 +140,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_quality: %s\n", engine.error().message.c_str());
       return 1;
     }
-    runs.push_back({on ? "token healing on" : "token healing off", std::move(*engine), {}, {}});
+    std::string label = on ? "token healing on" : "token healing off";
+    if (suffix >= 0) label += ", suffix " + std::to_string(suffix) + " tokens";
+    runs.push_back({label, suffix, std::move(*engine), {}, {}});
   }
   const ModelInfo& info = runs[0].engine->info();
   std::printf("model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
@@ -165,13 +179,14 @@ int main(int argc, char** argv) {
       tree = syntax->snapshot();
       rules = grammars::language_rules(lang->name);
     }
-    FimWindow w;
-    int extra = 0;
-    fit_to_context(w, extra, estimated_context(info), max_tokens);
-    if (info.copy_strength > 0) w.copy_bytes = kCopyBytes;  // as the daemon does
-    FimContext ctx = build_context(*snap, tree.get(), rules, cursor, w);
-    const Mode mode = decide_mode(ctx.facts);
     for (Run& run : runs) {
+      FimWindow w;
+      if (run.suffix_tokens >= 0) w.suffix_tokens = run.suffix_tokens;
+      int extra = 0;
+      fit_to_context(w, extra, estimated_context(info), max_tokens);
+      if (info.copy_strength > 0) w.copy_bytes = kCopyBytes;  // as the daemon does
+      FimContext ctx = build_context(*snap, tree.get(), rules, cursor, w);
+      const Mode mode = decide_mode(ctx.facts);
       CompletionRequest req = ctx.request;
       req.max_tokens = max_tokens;
       std::string raw;
