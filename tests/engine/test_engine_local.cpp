@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/runtime/cpu_features.h"
+#include "engine/runtime/float_mode.h"
 #include "engine/decode/fim_template.h"
 #include "engine/gguf/gguf_writer.h"
 #include "tests/engine/engine_fixture.h"
@@ -462,4 +463,25 @@ TEST_CASE("engine: prefilled tokens are counted by the part of the prompt they b
   CHECK(t.prefix >= 1);
   CHECK(t.prefix < c.prefix);
   CHECK(t.suffix == c.suffix);
+}
+
+TEST_CASE("engine: a completion runs with denormals flushed on the thread that asks for it", "[engine]") {
+  // The daemon calls complete() from its engine thread, which starts without flush-to-zero;
+  // the engine sets it there (and the pool sets it in its workers), so no arithmetic of a
+  // completion pays for denormals.
+  test::EngineFixture f;
+  bool before = true, during = false;
+  std::thread engine_thread([&] {
+    keep_denormals_in_this_thread();
+    before = denormals_flushed_in_this_thread();
+    f.engine->complete(request("a.py", kPrefix, kSuffix, 4),
+                       [&](const CompletionEvent&) { during = denormals_flushed_in_this_thread(); });
+  });
+  engine_thread.join();
+  CHECK_FALSE(before);
+#if defined(__x86_64__) || defined(__aarch64__)
+  CHECK(during);
+#else
+  WARN("no flush-to-zero mode on this architecture: not checked");
+#endif
 }
