@@ -23,13 +23,14 @@ FimContext completion_context(const CompletionSite& site, FimWindow& window) {
       const std::string& pre = ctx.request.prefix;
       const std::string window_text =
           pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
+      const std::vector<std::string> names = identifiers_in(window_text);
       std::vector<ExtraSource> sources;
-      if (site.others) sources = site.others();
+      if (site.others) sources = site.others(names);
       // The same document beyond the window (nothing to add when the window holds it all).
       if (site.own_definitions && (ctx.prefix_begin > 0 || ctx.suffix_end < view.snapshot->text.size()))
         sources.push_back(
             {prompt_path(site.root_uri, site.uri), &site.own_definitions(), ctx.prefix_begin, ctx.suffix_end, true});
-      return build_extra_context(identifiers_in(window_text), sources, extra_tokens);
+      return build_extra_context(names, sources, extra_tokens);
     };
     ctx.request.extra = site.keep_extra ? site.keep_extra(ctx.prefix_begin, extra_tokens, choose) : choose();
   }

@@ -29,10 +29,11 @@ struct CompletionSite {
   const Workspace::View* view = nullptr;
   size_t offset = 0;                 // the cursor, in bytes
   // Both asked for only when there is a budget for extra context: definitions of other
-  // documents worth showing (the daemon's open buffers of related languages), sorted by
-  // URI, each with its prompt path; and the document's own (used when the window leaves
-  // part of the document out). Either may be empty.
-  std::function<std::vector<ExtraSource>()> others;
+  // documents worth showing for the names used near the cursor (the daemon's open buffers
+  // of related languages, sorted by URI, then the workspace index's files that define one
+  // of the names, by path), each with its prompt path; and the document's own (used when
+  // the window leaves part of the document out). Either may be empty.
+  std::function<std::vector<ExtraSource>(const std::vector<std::string>& names)> others;
   std::function<const std::vector<Definition>&()> own_definitions;
   // Optional: keeps the extra context chosen at a window position. The prompt starts with
   // it, so a change costs a prefill of the whole prompt; while the user types, the names in

@@ -139,4 +139,13 @@ std::vector<ContextFile> build_extra_context(const std::vector<std::string>& ref
   return chunks;
 }
 
+bool related_languages(std::string_view a, std::string_view b) {
+  auto group = [](std::string_view l) -> std::string_view {
+    if (l == "c" || l == "cpp") return "c";
+    if (l == "javascript" || l == "typescript" || l == "tsx") return "js";
+    return l;
+  };
+  return group(a) == group(b);
+}
+
 }  // namespace wafer

@@ -32,6 +32,10 @@ struct Definition {
 std::vector<Definition> find_definitions(const Snapshot& s, const TSTree* tree, const grammars::LanguageRules& rules,
                                          size_t max_lines = 12);
 
+// Whether definitions in language a are useful to code in language b (C and C++; the
+// JavaScript family; else the same language).
+bool related_languages(std::string_view a, std::string_view b);
+
 // Identifiers (3+ characters) in text, for matching against definition names.
 std::vector<std::string> identifiers_in(std::string_view text);
 

@@ -67,7 +67,7 @@ std::string uri_from_path(std::string_view path) {
   return uri;
 }
 
-std::string workspace_root_of(std::string_view file) {
+std::string repository_of(std::string_view file) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path abs = fs::absolute(fs::path(file), ec).lexically_normal();
@@ -75,7 +75,14 @@ std::string workspace_root_of(std::string_view file) {
     if (fs::exists(dir / ".git", ec)) return dir.string();
     if (dir == dir.root_path()) break;
   }
-  return abs.parent_path().string();
+  return "";
+}
+
+std::string workspace_root_of(std::string_view file) {
+  std::string repo = repository_of(file);
+  if (!repo.empty()) return repo;
+  std::error_code ec;
+  return std::filesystem::absolute(std::filesystem::path(file), ec).lexically_normal().parent_path().string();
 }
 
 }  // namespace wafer

@@ -21,8 +21,9 @@ std::string prompt_path(std::string_view root_uri, std::string_view document_uri
 // absolute first) as the file URI an editor sends.
 std::string uri_from_path(std::string_view path);
 
-// The workspace an editor would have open for a file: the nearest folder above it holding
-// .git, else the file's folder.
+// The repository holding a file: the nearest folder above it holding .git ("" when none).
+std::string repository_of(std::string_view file);
+// The workspace an editor would have open for a file: its repository, else its folder.
 std::string workspace_root_of(std::string_view file);
 
 // The last component of the root ("proj"), or "" when there is no root.
