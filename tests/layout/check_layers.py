@@ -32,9 +32,10 @@ SERVER_ALLOWED = {
     "pull": {"config"},
     "prompt": {"config", "lsp"},
     "backends": {"config", "lsp", "prompt"},
-    "daemon": {"config", "lsp", "prompt", "backends", "pull"},
-    "benchtool": {"config", "lsp", "prompt", "backends", "daemon", "pull"},
-    "cli": {"config", "lsp", "prompt", "backends", "daemon", "pull", "benchtool"},
+    "index": {"config", "lsp", "prompt"},
+    "daemon": {"config", "lsp", "prompt", "backends", "pull", "index"},
+    "benchtool": {"config", "lsp", "prompt", "backends", "daemon", "pull", "index"},
+    "cli": {"config", "lsp", "prompt", "backends", "daemon", "pull", "benchtool", "index"},
 }
 SERVER_ENGINE_OK = re.compile(r"^engine/(engine\.h|types\.h|base/)")
 FIXTURE_SYMBOLS = ["FakeEngine", "write_synthetic_model", "install_fake_engine"]

@@ -70,6 +70,8 @@ std::string read_file(const fs::path& path) {
 }
 
 void write_file(const fs::path& path, const std::string& contents) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);  // folders as needed
   std::ofstream out(path, std::ios::binary);
   out << contents;
   if (!out) throw std::runtime_error("cannot write " + path.string());

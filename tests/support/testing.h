@@ -57,6 +57,7 @@ WaferRun run_wafer(const std::string& args);
 
 // Reads a whole file; throws std::runtime_error when it cannot.
 std::string read_file(const std::filesystem::path& path);
+// Writes a file, creating its folders as needed; throws std::runtime_error when it cannot.
 void write_file(const std::filesystem::path& path, const std::string& contents);
 
 }  // namespace wafer::test

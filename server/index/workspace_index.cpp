@@ -1,0 +1,162 @@
+#include "server/index/workspace_index.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "grammars/language_rules.h"
+#include "grammars/registry.h"
+#include "server/prompt/documents.h"
+#include "server/index/gitignore.h"
+#include "server/prompt/syntax.h"
+
+namespace wafer {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool read_small(const fs::path& p, size_t max_bytes, std::string& out) {
+  std::error_code ec;
+  const auto size = fs::file_size(p, ec);
+  if (ec || size > max_bytes) return false;
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = std::move(ss).str();
+  return true;
+}
+
+size_t entry_bytes(const IndexedFile& f) {
+  size_t n = sizeof(IndexedFile) + f.path.size() + f.language.size();
+  for (const Definition& d : f.definitions) n += sizeof(Definition) + d.name.size() + d.snippet.size();
+  return n;
+}
+
+std::shared_ptr<const IndexedFile> index_text(std::string relative, const grammars::Language& language,
+                                              std::string text) {
+  auto f = std::make_shared<IndexedFile>();
+  f->path = std::move(relative);
+  f->language = std::string(language.name);
+  if (const grammars::LanguageRules* rules = grammars::language_rules(language.name)) {
+    SyntaxTree syntax(language);
+    syntax.reset(text);
+    const SharedTree tree = syntax.snapshot();
+    auto snap = make_snapshot("", f->language, 0, std::move(text));
+    f->definitions = find_definitions(*snap, tree.get(), *rules);
+  }
+  return f;
+}
+
+}  // namespace
+
+std::shared_ptr<const IndexedFile> WorkspaceIndex::index_file(const std::string& root, const std::string& relative,
+                                                              const IndexLimits& limits) {
+  const grammars::Language* language = grammars::language_by_path(relative);
+  if (!language) return nullptr;
+  std::string text;
+  if (!read_small(fs::path(root) / relative, limits.max_file_bytes, text)) return nullptr;
+  return index_text(relative, *language, std::move(text));
+}
+
+std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& root, const IndexLimits& limits,
+                                                            const std::atomic<bool>* cancel) {
+  auto index = std::make_shared<WorkspaceIndex>();
+  index->root_ = root;
+  IgnoreRules rules;
+  size_t entries = 0, total = 0;
+  // Depth first, folders in name order, each folder's .gitignore read before its entries.
+  struct Folder {
+    fs::path path;
+    std::string relative;
+  };
+  std::vector<Folder> stack{{fs::path(root), ""}};
+  auto stop = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+  while (!stack.empty() && !stop()) {
+    Folder dir = std::move(stack.back());
+    stack.pop_back();
+    std::string ignore_text;
+    if (read_small(dir.path / ".gitignore", 1 << 20, ignore_text)) rules.add(ignore_text, dir.relative);
+    std::error_code ec;
+    std::vector<fs::directory_entry> here;
+    for (fs::directory_iterator it(dir.path, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec))
+      here.push_back(*it);
+    std::sort(here.begin(), here.end(), [](const auto& a, const auto& b) { return a.path() > b.path(); });
+    for (const fs::directory_entry& e : here) {
+      if (++entries > limits.max_entries) {
+        index->counts_.truncated = true;
+        stack.clear();
+        break;
+      }
+      const std::string name = e.path().filename().string();
+      const std::string relative = dir.relative.empty() ? name : dir.relative + "/" + name;
+      std::error_code tec;
+      const bool is_dir = e.is_directory(tec) && !e.is_symlink(tec);  // symlinked folders: not followed
+      if (name == ".git" || rules.ignored(relative, is_dir)) {
+        ++index->counts_.ignored;
+        continue;
+      }
+      if (is_dir) {
+        stack.push_back({e.path(), relative});
+        continue;
+      }
+      if (!e.is_regular_file(tec)) continue;
+      const grammars::Language* language = grammars::language_by_path(name);
+      if (!language) continue;
+      std::string text;
+      if (!read_small(e.path(), limits.max_file_bytes, text)) {
+        ++index->counts_.too_large;
+        continue;
+      }
+      if (index->files_.size() >= limits.max_files || total + text.size() > limits.max_total_bytes) {
+        index->counts_.truncated = true;
+        stack.clear();
+        break;
+      }
+      total += text.size();
+      index->files_.push_back(index_text(relative, *language, std::move(text)));
+    }
+  }
+  index->finish();
+  return index;
+}
+
+std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::with_file(const std::string& relative,
+                                                                std::shared_ptr<const IndexedFile> file) const {
+  auto next = std::make_shared<WorkspaceIndex>();
+  next->root_ = root_;
+  next->counts_ = counts_;
+  next->files_.reserve(files_.size() + 1);
+  for (const auto& f : files_)
+    if (f->path != relative) next->files_.push_back(f);
+  if (file) next->files_.push_back(std::move(file));
+  next->finish();
+  return next;
+}
+
+void WorkspaceIndex::finish() {
+  std::sort(files_.begin(), files_.end(), [](const auto& a, const auto& b) { return a->path < b->path; });
+  by_name_.clear();
+  counts_.files = files_.size();
+  counts_.definitions = 0;
+  counts_.bytes = 0;
+  for (size_t i = 0; i < files_.size(); ++i) {
+    counts_.definitions += files_[i]->definitions.size();
+    counts_.bytes += entry_bytes(*files_[i]);
+    for (const Definition& d : files_[i]->definitions) by_name_.emplace(d.name, i);
+  }
+  counts_.bytes += by_name_.size() * (sizeof(std::string) + sizeof(size_t) + 2 * sizeof(void*));
+}
+
+std::vector<size_t> WorkspaceIndex::files_defining(const std::vector<std::string>& names) const {
+  std::set<size_t> hits;
+  for (const std::string& n : names) {
+    auto [lo, hi] = by_name_.equal_range(n);
+    for (auto it = lo; it != hi; ++it) hits.insert(it->second);
+  }
+  return {hits.begin(), hits.end()};  // file order: by path
+}
+
+}  // namespace wafer

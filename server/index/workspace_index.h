@@ -1,0 +1,96 @@
+// The workspace index: the definitions (prompt/extra_context.h: functions, classes,
+// methods, types, constants, found with tree-sitter) of every file of a bundled language
+// under the workspace root, including the files not open in the editor, so a prompt can
+// show the definitions of names used near the cursor wherever they live.
+//
+// An index is an immutable snapshot: built on a worker thread (WorkspaceIndex::build),
+// then swapped in whole; a changed file gives a new snapshot sharing every other file's
+// entry (with_file). The walk follows .gitignore files (index/gitignore.h) and skips .git,
+// and stops at the limits below: a file larger than max_file_bytes is left out, and the
+// walk ends after max_files indexed files or max_total_bytes of source read.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "server/prompt/extra_context.h"
+
+namespace wafer {
+
+struct IndexLimits {
+  size_t max_files = 5000;                // files indexed
+  size_t max_file_bytes = 256 * 1024;     // a larger file is left out (generated code, data)
+  size_t max_total_bytes = 64u << 20;     // source read in all
+  size_t max_entries = 200000;            // folder entries looked at (a root such as $HOME)
+};
+
+struct IndexedFile {
+  std::string path;      // relative to the root, '/'-separated
+  std::string language;  // grammars::Language::name
+  std::vector<Definition> definitions;
+};
+
+class WorkspaceIndex {
+ public:
+  struct Counts {
+    size_t files = 0, definitions = 0;
+    size_t bytes = 0;             // memory held by the entries (estimate)
+    size_t ignored = 0;           // files and folders left out by .gitignore
+    size_t too_large = 0;         // files over max_file_bytes
+    bool truncated = false;       // a limit ended the walk early
+  };
+
+  // Walks root (an absolute folder path) and indexes what it finds; stops early, with
+  // what it has, when *cancel becomes true.
+  static std::shared_ptr<const WorkspaceIndex> build(const std::string& root, const IndexLimits& limits,
+                                                     const std::atomic<bool>* cancel = nullptr);
+  // The file's definitions read from disk (nullptr when it is not a file of a bundled
+  // language, cannot be read or is over the size limit).
+  static std::shared_ptr<const IndexedFile> index_file(const std::string& root, const std::string& relative,
+                                                       const IndexLimits& limits);
+  // This index with one file's entry replaced, added (file) or removed (nullptr).
+  std::shared_ptr<const WorkspaceIndex> with_file(const std::string& relative,
+                                                  std::shared_ptr<const IndexedFile> file) const;
+
+  // The files defining any of `names`, of a language whose definitions help `language`
+  // (related(a, b)), except the paths in `skip` (sorted; the documents the caller has
+  // open), sorted by path. The sources point into this index: keep it alive while using them.
+  template <class Related>
+  std::vector<ExtraSource> sources_for(const std::vector<std::string>& names, std::string_view language,
+                                       const std::vector<std::string>& skip, Related related) const;
+
+  const std::string& root() const { return root_; }
+  const Counts& counts() const { return counts_; }
+  const std::vector<std::shared_ptr<const IndexedFile>>& files() const { return files_; }
+
+ private:
+  void finish();  // sorts the files, builds the name map and the counts
+  std::vector<size_t> files_defining(const std::vector<std::string>& names) const;
+
+  std::string root_;
+  std::vector<std::shared_ptr<const IndexedFile>> files_;  // sorted by path
+  std::unordered_multimap<std::string, size_t> by_name_;   // definition name -> file
+  Counts counts_;
+};
+
+template <class Related>
+std::vector<ExtraSource> WorkspaceIndex::sources_for(const std::vector<std::string>& names, std::string_view language,
+                                                     const std::vector<std::string>& skip, Related related) const {
+  std::vector<ExtraSource> out;
+  for (size_t i : files_defining(names)) {
+    const IndexedFile& f = *files_[i];
+    if (!related(f.language, language)) continue;
+    if (std::binary_search(skip.begin(), skip.end(), f.path)) continue;
+    out.push_back({f.path, &f.definitions, 0, 0, false});
+  }
+  return out;
+}
+
+}  // namespace wafer
