@@ -124,6 +124,16 @@ const std::vector<Setting> kTable = {
     {.flag = "--extra-tokens", .key = "extraTokens", .commands = "lsp", .kind = Int,
      .field = &Options::extra_tokens, .lo = 0, .hi = 1 << 20, .metavar = "N", .def = "512",
      .help = "budget for definitions from other open files and from beyond the window (0: none)"},
+    {.flag = "--workspace-index", .key = "workspaceIndex", .commands = "lsp", .kind = OnOff,
+     .field = &Options::workspace_index, .def = "on",
+     .help = "index the definitions of every file of a supported language in the workspace folder, open or not, "
+             "and show those of names used near the cursor in the prompt (within `extraTokens`); the folder is "
+             "the client's workspace folder, else the repository (the folder holding `.git`) of the first file "
+             "opened. Follows `.gitignore`, skips files over 256 KiB, and is built in the background (see "
+             "Workspace index below)"},
+    {.flag = "--index-max-files", .key = "indexMaxFiles", .commands = "lsp", .kind = Int,
+     .field = &Options::index_max_files, .lo = 1, .hi = 1000000, .metavar = "N", .def = "5000",
+     .help = "the workspace index stops after N files (and after 64 MiB of source)"},
     {.flag = "--alternatives", .key = "alternatives", .commands = "lsp", .kind = Int,
      .field = &Options::alternatives, .lo = 1, .hi = 10, .metavar = "N", .def = "3",
      .help = "suggestions returned for an explicitly invoked inline request (`triggerKind` 1): the greedy one, "

@@ -35,16 +35,6 @@ json make_result(bool inline_kind, const std::string& text, const lsp::Position&
   return inline_kind ? json(inline_completion_result(text, cursor)) : json(completion_result(text, cursor));
 }
 
-// Languages whose definitions are useful to each other.
-bool related_languages(std::string_view a, std::string_view b) {
-  auto group = [](std::string_view l) -> std::string_view {
-    if (l == "c" || l == "cpp") return "c";
-    if (l == "javascript" || l == "typescript" || l == "tsx") return "js";
-    return l;
-  };
-  return group(a) == group(b);
-}
-
 }  // namespace
 
 void LspServer::on_completion_feedback(const json& params, bool partial_accept) {
@@ -79,7 +69,7 @@ CompletionSite LspServer::completion_site(const std::string& uri, const Workspac
   site.uri = uri;
   site.view = &view;
   site.offset = offset;
-  site.others = [this, &uri, &view] {
+  site.others = [this, &uri, &view](const std::vector<std::string>& names) {
     std::vector<ExtraSource> sources;
     for (const std::string& other : workspace_.uris()) {  // sorted: a stable order
       if (other == uri) continue;
@@ -87,6 +77,8 @@ CompletionSite LspServer::completion_site(const std::string& uri, const Workspac
       if (!v || !v->language || !related_languages(v->language->name, view.language->name)) continue;
       sources.push_back({prompt_path(root_uri_, other), &definitions(other, *v), 0, 0, false});
     }
+    // Then the files of the workspace index that define a name used here (by path).
+    for (ExtraSource& s : index_sources(names, view.language->name)) sources.push_back(std::move(s));
     return sources;
   };
   site.own_definitions = [this, &uri, &view]() -> const std::vector<Definition>& { return definitions(uri, view); };
@@ -98,6 +90,7 @@ CompletionSite LspServer::completion_site(const std::string& uri, const Workspac
       if (v && v->language && related_languages(v->language->name, view.language->name))
         others.emplace_back(other, v->snapshot->version);
     }
+    if (index_ && options_.workspace_index) others.emplace_back("", index_generation_);  // "": the index
     auto it = extra_choice_.find(uri);
     if (it != extra_choice_.end() && it->second.window_begin == window_begin && it->second.budget_tokens == budget &&
         it->second.others == others)

@@ -38,6 +38,7 @@ LspServer::~LspServer() {
 }
 
 void LspServer::close() {
+  if (index_worker_) index_worker_->close();
   if (scheduler_) scheduler_->close();
 }
 
@@ -51,7 +52,10 @@ void LspServer::register_handlers() {
   endpoint_.on_notification("textDocument/didOpen", [this](const json& p) { on_did_open(p); });
   endpoint_.on_notification("textDocument/didChange", [this](const json& p) { on_did_change(p); });
   endpoint_.on_notification("textDocument/didClose", [this](const json& p) { on_did_close(p); });
-  endpoint_.on_notification("textDocument/didSave", [](const json&) {});
+  endpoint_.on_notification("textDocument/didSave", [this](const json& p) {
+    index_file_changed(lsp::parse_params<lsp::DidCloseTextDocumentParams>(p).text_document.uri);
+  });
+  endpoint_.on_notification("workspace/didChangeWatchedFiles", [this](const json& p) { on_did_change_watched_files(p); });
   // Show/accept feedback as Copilot's language server names it (statistics).
   endpoint_.on_notification("textDocument/didShowCompletion", [this](const json& p) { on_completion_feedback(p, false); });
   endpoint_.on_notification("textDocument/didPartiallyAcceptCompletion",
@@ -103,7 +107,10 @@ void LspServer::on_initialize(const json& params, Reply reply) {
   reply.result({{"capabilities", caps}, {"serverInfo", {{"name", "wafer"}, {"version", version()}}}});
 }
 
-void LspServer::on_initialized() { load_model(); }
+void LspServer::on_initialized() {
+  load_model();
+  if (!root_uri_.empty()) start_index(root_uri_);
+}
 
 void LspServer::on_shutdown(Reply reply) {
   phase_ = Phase::kShutdown;
@@ -146,6 +153,7 @@ void LspServer::on_did_open(const json& params) {
   workspace_.open(p.text_document);
   last_edit_[p.text_document.uri] = std::chrono::steady_clock::now();
   stats_.count("documents_opened");
+  if (root_uri_.empty() && index_root_.empty()) start_index(p.text_document.uri);
 }
 
 void LspServer::on_did_change(const json& params) {
@@ -174,6 +182,7 @@ void LspServer::on_did_close(const json& params) {
   definitions_.erase(p.text_document.uri);
   extra_choice_.erase(p.text_document.uri);
   if (!workspace_.close(p.text_document.uri)) log_.warn("didClose for a document that is not open: " + p.text_document.uri);
+  index_file_changed(p.text_document.uri);  // the index has its text from disk again
 }
 
 void LspServer::on_stats(Reply reply) {
@@ -209,6 +218,7 @@ void LspServer::on_stats(Reply reply) {
                  {"open_requests", endpoint_.pending_requests()},
                  {"stats_stages", stats_.stages()},
                  {"stats_bytes", stats_.bytes()}};
+  s["workspace_index"] = index_stats();
   reply.result(std::move(s));
 }
 

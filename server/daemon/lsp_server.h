@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "server/daemon/completion_request.h"
+#include "server/index/index_worker.h"
 #include "server/lsp/jsonrpc.h"
 #include "server/daemon/log.h"
 #include "server/config/options.h"
@@ -106,6 +107,17 @@ class LspServer {
   void submit_idle_prefill(const std::string& uri, int64_t version, CompletionRequest request,
                            const IdlePrefillStats& names);
   const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
+  // lsp_index.cpp: the workspace index.
+  // Starts indexing the client's root, or else the repository holding `uri` (the folder
+  // with .git above it), unless the setting is off or it already indexes that root.
+  void start_index(const std::string& uri);
+  // A file under the index's root changed on disk (saved, closed, created, deleted).
+  void index_file_changed(const std::string& uri);
+  void on_did_change_watched_files(const nlohmann::json& params);
+  // Sources from the index for the names (files not open here, languages related to
+  // `language`).
+  std::vector<ExtraSource> index_sources(const std::vector<std::string>& names, std::string_view language);
+  nlohmann::json index_stats() const;
 
   void load_model();
   void use_remote_backend();
@@ -152,6 +164,13 @@ class LspServer {
   std::string announced_model_;  // the path last announced to the user (once per model)
   uint64_t mapping_faults_seen_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  // The workspace index: its thread, the root asked for, the latest snapshot (swapped in
+  // by the thread's callback), how often it changed and how long the last build took.
+  std::unique_ptr<IndexWorker> index_worker_;
+  std::string index_root_;
+  std::shared_ptr<const WorkspaceIndex> index_;
+  int64_t index_generation_ = 0;
+  double index_build_ms_ = 0;
   // Time of the last edit per document: the debounce counts from the last keystroke, so a
   // client that waited before asking does not wait twice. Like every per-document map
   // below, it holds at most one entry per open document: didClose erases it.
