@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "server/benchtool/bench_process.h"
 #include "server/prompt/documents.h"
@@ -65,10 +66,30 @@ class LspTarget : public BenchTarget {
     int kind = sync.is_number() ? sync.get<int>() : sync.is_object() ? sync.value("change", 1) : 1;
     incremental_ = kind == 2;
     if (Status s = send({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}}); !s) return s;
-    return send({{"jsonrpc", "2.0"},
-                 {"method", "textDocument/didOpen"},
-                 {"params", {{"textDocument", {{"uri", uri_}, {"languageId", trace.language_id}, {"version", 1},
-                                               {"text", trace.text}}}}}});
+    if (Status s = send({{"jsonrpc", "2.0"},
+                         {"method", "textDocument/didOpen"},
+                         {"params", {{"textDocument", {{"uri", uri_}, {"languageId", trace.language_id}, {"version", 1},
+                                                       {"text", trace.text}}}}}});
+        !s)
+      return s;
+    wait_for_workspace_index();
+    return {};
+  }
+
+  // The typing starts once wafer's workspace index is built, as in a project opened a
+  // while before (the build runs at low priority, but on a 2-core machine it would still
+  // share the first minute of typing). Other servers, or wafer without an index, go on at once.
+  void wait_for_workspace_index() {
+    const auto until = Clock::now() + std::chrono::seconds(180);
+    while (Clock::now() < until) {
+      Result<json> stats = call("wafer/stats", json::object(), 5000);
+      if (!stats || !stats->is_object()) return;
+      const json index = stats->value("workspace_index", json());
+      if (!index.is_object() || !index.value("enabled", false) || index.value("root", json()).is_null() ||
+          index.contains("files"))
+        return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
 
   Status change(const TraceEdit& e, const std::string& before, const DocState& after) override {
