@@ -7,7 +7,8 @@
 //
 //   bench_quality [--model models/wafer-tiny-code-q8_0.gguf] [--points 200] [--seed 1]
 //                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C]
-//                 [--token-healing on|off|both] [--suffix-tokens N[,N...]] [DIR_OR_FILE ...]
+//                 [--token-healing on|off|both] [--suffix-tokens N[,N...]]
+//                 [--context window|index|both] [--index-max-files N] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
 // --copy-strength C sets the copy predictor (engine/decode/copy_predictor.h; default: the model file's own,
 // 0: off), to compare the model with and without it.
@@ -16,6 +17,10 @@
 // --suffix-tokens 256,64,0 asks at every point with the suffix cut to each budget (the
 // window's suffix_tokens, in estimated tokens; the default is the daemon's): what a
 // shorter suffix - as the first-token budget cuts it while typing - costs in quality.
+// --context index adds extra context from the workspace index (server/index) of the folder
+// each file was taken from (recursive, the file itself left out), as the daemon builds it
+// for the names in the window, within the daemon's extraTokens budget fitted to the model;
+// both: every point with and without it.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,7 +37,9 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
+#include "server/index/workspace_index.h"
 #include "server/prompt/context.h"
+#include "server/prompt/extra_context.h"
 #include "server/prompt/filters.h"
 #include "server/prompt/stop_rules.h"
 #include "server/prompt/syntax.h"
@@ -71,6 +78,9 @@ int main(int argc, char** argv) {
   float copy_strength = -1;  // < 0: the model file's own (engine/decode/copy_predictor.h)
   std::string healing = "on";
   std::vector<int> suffixes = {-1};  // -1: the daemon's window
+  std::string context = "window";
+  IndexLimits index_limits;
+  index_limits.max_files = 2000;
   unsigned seed = 1;
   std::vector<fs::path> roots;
   for (int i = 1; i < argc; ++i) {
@@ -84,6 +94,8 @@ int main(int argc, char** argv) {
     else if (a == "--show") show = std::atoi(next().c_str());
     else if (a == "--copy-strength") copy_strength = std::strtof(next().c_str(), nullptr);
     else if (a == "--token-healing") healing = next();
+    else if (a == "--context") context = next();
+    else if (a == "--index-max-files") index_limits.max_files = static_cast<size_t>(std::atol(next().c_str()));
     else if (a == "--suffix-tokens") {
       suffixes.clear();
       std::stringstream list(next());
@@ -94,20 +106,30 @@ int main(int argc, char** argv) {
   }
   if (roots.empty()) roots = {"/usr/lib/python3.11", "/usr/include"};
 
-  // Held-out files: .py and .h directly in the given folders (not recursive), sorted.
+  if (context != "window" && context != "index" && context != "both") {
+    std::fprintf(stderr, "bench_quality: --context: expected window, index or both\n");
+    return 1;
+  }
+  // Held-out files: .py and .h directly in the given folders (not recursive), sorted; each
+  // with the folder it came from (its workspace for --context index).
   std::vector<fs::path> files;
+  std::map<std::string, std::string> root_of;
   for (const fs::path& r : roots) {
     std::error_code ec;
     if (fs::is_regular_file(r, ec)) {
       files.push_back(r);
+      root_of[r.string()] = fs::absolute(r, ec).parent_path().string();
       continue;
     }
     for (const auto& e : fs::directory_iterator(r, ec)) {
       auto ext = e.path().extension();
-      if (e.is_regular_file() && (ext == ".py" || ext == ".h") && e.file_size() > 2000 && e.file_size() < 200000)
+      if (e.is_regular_file() && (ext == ".py" || ext == ".h") && e.file_size() > 2000 && e.file_size() < 200000) {
         files.push_back(e.path());
+        root_of[e.path().string()] = fs::absolute(r, ec).lexically_normal().string();
+      }
     }
   }
+  std::map<std::string, std::shared_ptr<const WorkspaceIndex>> indexes;  // by root, built when first needed
   std::sort(files.begin(), files.end());
   if (files.empty()) {
     std::fprintf(stderr, "bench_quality: no .py or .h files found\n");
@@ -122,14 +144,17 @@ int main(int argc, char** argv) {
   struct Run {
     std::string label;
     int suffix_tokens = -1;
+    bool index = false;
     std::unique_ptr<Engine> engine;
     std::map<std::string, Tally> by_lang;
     std::map<std::string, int> fired;
   };
   std::vector<Run> runs;
+  for (bool with_index : {false, true})
   for (bool on : {false, true})
   for (int suffix : suffixes) {
     if (healing != "both" && (healing == "on") != on) continue;
+    if (context != "both" && (context == "index") != with_index) continue;
     EngineOptions eo;
     eo.model_path = model;
     eo.threads = threads;
@@ -142,7 +167,8 @@ int main(int argc, char** argv) {
     }
     std::string label = on ? "token healing on" : "token healing off";
     if (suffix >= 0) label += ", suffix " + std::to_string(suffix) + " tokens";
-    runs.push_back({label, suffix, std::move(*engine), {}, {}});
+    label += with_index ? ", + workspace index" : ", window only";
+    runs.push_back({label, suffix, with_index, std::move(*engine), {}, {}});
   }
   const ModelInfo& info = runs[0].engine->info();
   std::printf("model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
@@ -182,10 +208,22 @@ int main(int argc, char** argv) {
     for (Run& run : runs) {
       FimWindow w;
       if (run.suffix_tokens >= 0) w.suffix_tokens = run.suffix_tokens;
-      int extra = 0;
+      int extra = run.index ? Options{}.extra_tokens : 0;
       fit_to_context(w, extra, estimated_context(info), max_tokens);
       if (info.copy_strength > 0) w.copy_bytes = kCopyBytes;  // as the daemon does
       FimContext ctx = build_context(*snap, tree.get(), rules, cursor, w);
+      if (run.index && extra > 0 && lang) {
+        const std::string& root = root_of[path.string()];
+        auto& index = indexes[root];
+        if (!index) index = WorkspaceIndex::build(root, index_limits);
+        const std::string& pre = ctx.request.prefix;
+        const std::string window_text =
+            pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
+        const std::vector<std::string> names = identifiers_in(window_text);
+        const std::string self = fs::relative(path, root).generic_string();  // the hidden line is in it
+        const auto sources = index->sources_for(names, lang->name, {self}, related_languages);
+        ctx.request.extra = build_extra_context(names, sources, extra);
+      }
       const Mode mode = decide_mode(ctx.facts);
       CompletionRequest req = ctx.request;
       req.max_tokens = max_tokens;
