@@ -1,8 +1,6 @@
 #include "engine/runtime/cpu_features.h"
 
-#include <cpuid.h>
 #include <sched.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,28 +10,11 @@
 #include <sstream>
 #include <utility>
 
+#include "engine/runtime/cpu_features_isa.h"
+#include "engine/runtime/platform.h"
+
 namespace wafer {
 namespace {
-
-struct Regs {
-  uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
-};
-
-Regs cpuid(uint32_t leaf, uint32_t subleaf = 0) {
-  Regs r;
-  __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
-  return r;
-}
-
-bool bit(uint32_t word, int n) { return (word >> n) & 1u; }
-
-// XCR0: which register states the OS saves on context switch. Without it a CPU feature
-// is unusable even when CPUID reports it.
-uint64_t read_xcr0() {
-  uint32_t lo = 0, hi = 0;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return (static_cast<uint64_t>(hi) << 32) | lo;
-}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -70,51 +51,18 @@ bool caches_from_sysfs(CpuFeatures& f) {
   return any && f.l2_bytes != 0;
 }
 
-// Deterministic cache parameters: Intel leaf 4, AMD leaf 0x8000001D (same encoding).
-void caches_from_cpuid(CpuFeatures& f, bool amd) {
-  uint32_t leaf = amd ? 0x8000001Du : 4u;
-  if (amd && cpuid(0x80000000u).eax < leaf) return;
-  if (!amd && cpuid(0).eax < leaf) return;
-  for (uint32_t sub = 0; sub < 16; ++sub) {
-    Regs r = cpuid(leaf, sub);
-    uint32_t type = r.eax & 0x1f;  // 1 data, 2 instruction, 3 unified
-    if (type == 0) break;
-    uint32_t level = (r.eax >> 5) & 0x7;
-    uint64_t ways = ((r.ebx >> 22) & 0x3ff) + 1;
-    uint64_t parts = ((r.ebx >> 12) & 0x3ff) + 1;
-    uint64_t line = (r.ebx & 0xfff) + 1;
-    uint64_t sets = static_cast<uint64_t>(r.ecx) + 1;
-    uint64_t size = ways * parts * line * sets;
-    if (level == 1 && type == 1) f.l1d_bytes = size;
-    if (level == 2 && type != 2) f.l2_bytes = size;
-    if (level == 3 && type != 2) {
-      f.l3_bytes = size;
-      f.l3_sharing = ((r.eax >> 14) & 0xfff) + 1;
-    }
-  }
-}
-
-// AMD's older cache leaves, which some hypervisors fill when they leave 0x8000001D empty:
-// L1d KiB in 0x80000005 ecx[31:24], L2 KiB in 0x80000006 ecx[31:16], L3 in 512 KiB
-// units in 0x80000006 edx[31:18].
-void caches_from_amd_legacy(CpuFeatures& f) {
-  if (cpuid(0x80000000u).eax < 0x80000006u) return;
-  f.l1d_bytes = static_cast<uint64_t>(cpuid(0x80000005u).ecx >> 24) << 10;
-  Regs r6 = cpuid(0x80000006u);
-  f.l2_bytes = static_cast<uint64_t>(r6.ecx >> 16) << 10;
-  f.l3_bytes = static_cast<uint64_t>(r6.edx >> 18) << 19;
-}
-
 // Physical cores among the CPUs this process may use: SMT siblings share a
 // thread_siblings_list in sysfs; without sysfs every CPU counts as a core.
 void detect_cores(CpuFeatures& f) {
+  std::vector<int> cpus;
+#if defined(__linux__)
   cpu_set_t set;
   CPU_ZERO(&set);
-  std::vector<int> cpus;
   if (sched_getaffinity(0, sizeof(set), &set) == 0) {
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &set)) cpus.push_back(c);
   }
+#endif
   if (cpus.empty()) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     for (int c = 0; c < std::max(1L, n); ++c) cpus.push_back(c);
@@ -128,64 +76,17 @@ void detect_cores(CpuFeatures& f) {
     if (seen.insert(sib).second) f.core_cpus.push_back(c);
   }
   f.physical_cores = static_cast<uint32_t>(f.core_cpus.size());
+  const uint32_t hint = cpu_isa::physical_cores_hint();  // no sysfs (macOS)
+  if (hint != 0 && hint < f.physical_cores) {
+    f.physical_cores = hint;
+    f.core_cpus.resize(hint);
+  }
 }
 
 CpuFeatures detect() {
   CpuFeatures f;
-  Regs r0 = cpuid(0);
-  char vendor[13] = {};
-  std::memcpy(vendor + 0, &r0.ebx, 4);
-  std::memcpy(vendor + 4, &r0.edx, 4);
-  std::memcpy(vendor + 8, &r0.ecx, 4);
-  f.vendor = vendor;
-  bool amd = f.vendor == "AuthenticAMD" || f.vendor == "HygonGenuine";
-
-  if (cpuid(0x80000000u).eax >= 0x80000004u) {
-    char brand[49] = {};
-    for (uint32_t i = 0; i < 3; ++i) {
-      Regs r = cpuid(0x80000002u + i);
-      std::memcpy(brand + 16 * i + 0, &r.eax, 4);
-      std::memcpy(brand + 16 * i + 4, &r.ebx, 4);
-      std::memcpy(brand + 16 * i + 8, &r.ecx, 4);
-      std::memcpy(brand + 16 * i + 12, &r.edx, 4);
-    }
-    std::string b = brand;
-    b.erase(0, b.find_first_not_of(' '));
-    b.erase(b.find_last_not_of(' ') + 1);
-    f.brand = b;
-  }
-
-  uint32_t max_leaf = r0.eax;
-  Regs r1 = max_leaf >= 1 ? cpuid(1) : Regs{};
-  bool osxsave = bit(r1.ecx, 27);
-  uint64_t xcr0 = osxsave ? read_xcr0() : 0;
-  bool ymm_ok = (xcr0 & 0x6) == 0x6;             // SSE + AVX state
-  bool zmm_ok = ymm_ok && (xcr0 & 0xe0) == 0xe0;  // opmask + upper zmm + hi16 zmm
-  bool tile_ok = (xcr0 & 0x60000) == 0x60000;     // XTILECFG + XTILEDATA
-
-  f.fma = ymm_ok && bit(r1.ecx, 12);
-  f.f16c = ymm_ok && bit(r1.ecx, 29);
-  if (max_leaf >= 7) {
-    Regs r7 = cpuid(7, 0);
-    f.avx2 = ymm_ok && bit(r7.ebx, 5);
-    f.avx512f = zmm_ok && bit(r7.ebx, 16);
-    f.avx512bw = zmm_ok && bit(r7.ebx, 30);
-    f.avx512vl = zmm_ok && bit(r7.ebx, 31);
-    f.avx512vnni = zmm_ok && bit(r7.ecx, 11);
-    f.amx_tile = tile_ok && bit(r7.edx, 24);
-    f.amx_int8 = tile_ok && bit(r7.edx, 25);
-    Regs r71 = cpuid(7, 1);
-    f.avx_vnni = ymm_ok && bit(r71.eax, 4);
-    f.avx512bf16 = zmm_ok && bit(r71.eax, 5);
-  }
-
-  if (!caches_from_sysfs(f)) caches_from_cpuid(f, amd);
-  if (amd && f.l2_bytes == 0) caches_from_amd_legacy(f);
-  if (f.l3_sharing == 0 && f.l3_bytes != 0) {
-    CpuFeatures tmp;
-    caches_from_cpuid(tmp, amd);
-    f.l3_sharing = tmp.l3_sharing;
-  }
+  const bool caches_known = caches_from_sysfs(f);
+  cpu_isa::detect(f, caches_known);
   detect_cores(f);
   return f;
 }
@@ -212,7 +113,9 @@ std::string describe(const CpuFeatures& f) {
       {"avx2", f.avx2},         {"fma", f.fma},           {"f16c", f.f16c},
       {"avx512f", f.avx512f},   {"avx512bw", f.avx512bw}, {"avx512vl", f.avx512vl},
       {"avx512vnni", f.avx512vnni}, {"avx512bf16", f.avx512bf16}, {"avx_vnni", f.avx_vnni},
-      {"amx_tile", f.amx_tile}, {"amx_int8", f.amx_int8}};
+      {"amx_tile", f.amx_tile}, {"amx_int8", f.amx_int8}, {"neon", f.neon},
+      {"dotprod", f.dotprod},   {"i8mm", f.i8mm},         {"sve", f.sve},
+      {"bf16", f.bf16},         {"fp16", f.fp16}};
   bool any = false;
   for (const auto& [name, on] : flags)
     if (on) {
@@ -230,9 +133,16 @@ std::string describe(const CpuFeatures& f) {
 bool request_amx_permission() {
   const CpuFeatures& f = cpu_features();
   if (!f.amx_tile || !f.amx_int8) return false;
-  constexpr long kArchReqXcompPerm = 0x1023;
-  constexpr long kXfeatureXtiledata = 18;
-  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  return platform::request_amx_state();
 }
+
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
+// Any other architecture: no SIMD kernels (the scalar backend), caches from sysfs only.
+namespace cpu_isa {
+void detect(CpuFeatures&, bool) {}
+uint32_t physical_cores_hint() { return 0; }
+}  // namespace cpu_isa
+#endif
 
 }  // namespace wafer

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "engine/runtime/platform.h"
+
 namespace wafer {
 namespace {
 
@@ -21,7 +23,7 @@ void* map_huge_raw(size_t bytes) {
   if (aligned > base) munmap(raw, aligned - base);
   const size_t tail = base + n + kHugePage - (aligned + n);
   if (tail) munmap(reinterpret_cast<void*>(aligned + n), tail);
-  madvise(reinterpret_cast<void*>(aligned), n, MADV_HUGEPAGE);  // advice: ignored where THP is off
+  platform::advise_huge_pages(reinterpret_cast<void*>(aligned), n);  // advice: ignored where THP is off
   return reinterpret_cast<void*>(aligned);
 }
 

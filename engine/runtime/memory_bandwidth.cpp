@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/runtime/cpu_features.h"
+#include "engine/runtime/platform.h"
 
 namespace wafer {
 namespace {
@@ -48,7 +49,7 @@ Result<Bandwidth> measure_read_bandwidth(ThreadPool& pool, const BandwidthOption
   buf.n = bytes;
   buf.p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (buf.p == MAP_FAILED) return make_error("bandwidth: cannot map a " + std::to_string(bytes >> 20) + " MiB buffer");
-  madvise(buf.p, bytes, MADV_HUGEPAGE);  // advice only: fewer TLB misses when granted
+  platform::advise_huge_pages(buf.p, bytes);  // advice only: fewer TLB misses when granted
 
   auto* words = static_cast<uint64_t*>(buf.p);
   const size_t n_words = bytes / sizeof(uint64_t);

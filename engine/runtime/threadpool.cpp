@@ -1,37 +1,16 @@
 #include "engine/runtime/threadpool.h"
 
-#include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <algorithm>
-#include <climits>
 
 #include "engine/runtime/cpu_features.h"
 #include "engine/runtime/float_mode.h"
+#include "engine/runtime/platform.h"
 
 namespace wafer {
 namespace {
-
-void futex_wait(std::atomic<uint32_t>* addr, uint32_t expected) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(addr), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
-}
-
-void futex_wake_all(std::atomic<uint32_t>* addr) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(addr), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
-}
-
-inline void cpu_relax() { __builtin_ia32_pause(); }
-
-void pin_to(pthread_t thread, int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  pthread_setaffinity_np(thread, sizeof(set), &set);  // best effort: a refusal only costs locality
-}
 
 // Spins until pred() holds or spin_us passes; reads the clock only every 64 pauses (the
 // vDSO clock is not a system call). Returns whether pred() became true.
@@ -41,7 +20,7 @@ bool spin_until(Pred pred, int spin_us) {
   for (;;) {
     for (int i = 0; i < 64; ++i) {
       if (pred()) return true;
-      cpu_relax();
+      platform::cpu_relax();
     }
     if (std::chrono::steady_clock::now() >= deadline) return pred();
   }
@@ -62,7 +41,7 @@ ThreadPool::ThreadPool(const ThreadPoolOptions& options) : options_(options) {
 ThreadPool::~ThreadPool() {
   stop_.store(true, std::memory_order_seq_cst);
   generation_.fetch_add(1, std::memory_order_seq_cst);
-  futex_wake_all(&generation_);
+  platform::wake_all(&generation_);
   for (auto& w : workers_) w.join();
 }
 
@@ -78,7 +57,7 @@ void ThreadPool::pin_caller() {
   if (cpus_.empty()) return;
   auto self = std::this_thread::get_id();
   if (self == pinned_caller_) return;
-  pin_to(pthread_self(), cpus_[0]);
+  platform::pin_thread(pthread_self(), cpus_[0]);
   pinned_caller_ = self;
 }
 
@@ -101,7 +80,7 @@ void ThreadPool::run_tasks(int n_tasks, TaskFn fn) {
   // Publish the job. seq_cst pairs with the workers' sleepers_ increment: either we see
   // a sleeper and wake it, or it sees the new generation before it sleeps.
   generation_.fetch_add(1, std::memory_order_seq_cst);
-  if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(&generation_);
+  if (sleepers_.load(std::memory_order_seq_cst) != 0) platform::wake_all(&generation_);
 
   run_own_tasks(0);
 
@@ -111,14 +90,14 @@ void ThreadPool::run_tasks(int n_tasks, TaskFn fn) {
       owner_sleeping_.store(1, std::memory_order_seq_cst);
       uint32_t left = remaining_.load(std::memory_order_seq_cst);
       if (left == 0) break;
-      futex_wait(&remaining_, left);
+      platform::wait_on(&remaining_, left);
     }
     owner_sleeping_.store(0, std::memory_order_relaxed);
   }
 }
 
 void ThreadPool::worker_main(int thread) {
-  if (!cpus_.empty()) pin_to(pthread_self(), cpus_[thread]);
+  if (!cpus_.empty()) platform::pin_thread(pthread_self(), cpus_[thread]);
   flush_denormals_in_this_thread();
   // Generation 0 is the state before the first run (not a load: the owner may already
   // have published generation 1 by the time this thread starts).
@@ -129,7 +108,7 @@ void ThreadPool::worker_main(int thread) {
       for (;;) {
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
         uint32_t now = generation_.load(std::memory_order_seq_cst);
-        if (now == seen) futex_wait(&generation_, seen);
+        if (now == seen) platform::wait_on(&generation_, seen);
         sleepers_.fetch_sub(1, std::memory_order_seq_cst);
         if (generation_.load(std::memory_order_acquire) != seen) break;
       }
@@ -141,7 +120,7 @@ void ThreadPool::worker_main(int thread) {
 
     if (remaining_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
         owner_sleeping_.load(std::memory_order_seq_cst) != 0)
-      futex_wake_all(&remaining_);
+      platform::wake_all(&remaining_);
   }
 }
 
