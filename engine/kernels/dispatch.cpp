@@ -10,9 +10,10 @@
 namespace wafer {
 
 // Defined in kernels/avx2/kernels_avx2.cpp, kernels/avx512/kernels_avx512.cpp and
-// kernels/avxvnni/ (each compiled with its own -m flags; never called unless CPUID allows).
-// The int8 kernels exist for every ISA; kernels/avxvnni has only those (its float kernels
-// and quantizers are AVX2's).
+// kernels/avxvnni/ (each compiled with its own -m flags; never called unless CPUID allows),
+// or on AArch64 in kernels/neon/. The int8 kernels exist for every ISA; kernels/avxvnni has
+// only those (its float kernels and quantizers are AVX2's); the NEON tables quantize with
+// the scalar reference.
 #define WAFER_DECLARE_INT8(ns)                                                                             \
   namespace ns {                                                                                           \
   void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,             \
@@ -31,6 +32,7 @@ namespace wafer {
   void swiglu(float* g, const float* u, int64_t n);                                                        \
   void quantize_acts(const QuantizedActs& a, const float* x, int64_t x_stride, int t_begin, int t_end);       \
   }
+#if defined(__x86_64__)
 WAFER_DECLARE_INT8(kernels_avx2)
 WAFER_DECLARE_FLOAT(kernels_avx2)
 WAFER_DECLARE_INT8(kernels_avx512)
@@ -45,6 +47,20 @@ namespace kernels_amx_model {
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                    int64_t panel_end);
 }
+#elif defined(__aarch64__)
+#define WAFER_DECLARE_NEON(ns)                                                                             \
+  WAFER_DECLARE_INT8(ns)                                                                                   \
+  namespace ns {                                                                                           \
+  void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos,   \
+              int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);                 \
+  void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,   \
+                  int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);   \
+  void swiglu(float* g, const float* u, int64_t n);                                                        \
+  }
+WAFER_DECLARE_NEON(kernels_neon)
+WAFER_DECLARE_NEON(kernels_neon_dotprod)
+#undef WAFER_DECLARE_NEON
+#endif
 #undef WAFER_DECLARE_INT8
 #undef WAFER_DECLARE_FLOAT
 
@@ -145,6 +161,7 @@ QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_t
   return a;
 }
 
+#if defined(__x86_64__)
 const SimdKernels* simd_kernels(KernelIsa isa) {
   static const SimdKernels kAvx2{KernelIsa::Avx2,       "avx2",
                                  kernels_avx2::packed_matmul, kernels_avx2::packed_matmul_prefetch,
@@ -200,15 +217,10 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
       return std::strcmp(amx_status(), kAmxInUse) == 0 ? &kAmx : nullptr;
     case KernelIsa::AmxModel:
       return cpu.has_avx512_kernels() ? &kAmxModel : nullptr;
+    case KernelIsa::Neon:
+    case KernelIsa::NeonDotprod:
+      return nullptr;
   }
-  return nullptr;
-}
-
-const SimdKernels* best_simd_kernels(bool amx) {
-  if (amx)
-    if (const SimdKernels* k = simd_kernels(KernelIsa::Amx)) return k;
-  for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2})
-    if (const SimdKernels* k = simd_kernels(isa)) return k;
   return nullptr;
 }
 
@@ -223,6 +235,45 @@ const char* amx_status() {
     return kAmxInUse;
   }();
   return status;
+}
+
+#elif defined(__aarch64__)
+const SimdKernels* simd_kernels(KernelIsa isa) {
+  const auto table = [](KernelIsa i, const char* name, PackedMatmulFn matmul, PackedMatmulFn prefetch, AttendFn attend,
+                        AttendF16Fn attend_f16, SwigluFn swiglu, AttendQ8Fn attend_q8) {
+    return SimdKernels{i, name, matmul, prefetch, attend, attend_f16, swiglu, quantize_act_rows, attend_q8};
+  };
+  static const SimdKernels kNeon =
+      table(KernelIsa::Neon, "neon", kernels_neon::packed_matmul, kernels_neon::packed_matmul_prefetch,
+            kernels_neon::attend, kernels_neon::attend_f16, kernels_neon::swiglu, kernels_neon::attend_q8);
+  static const SimdKernels kNeonDotprod = table(
+      KernelIsa::NeonDotprod, "neon-dotprod", kernels_neon_dotprod::packed_matmul,
+      kernels_neon_dotprod::packed_matmul_prefetch, kernels_neon_dotprod::attend, kernels_neon_dotprod::attend_f16,
+      kernels_neon_dotprod::swiglu, kernels_neon_dotprod::attend_q8);
+  const CpuFeatures& cpu = cpu_features();
+  switch (isa) {
+    case KernelIsa::Neon:
+      return cpu.has_neon_kernels() ? &kNeon : nullptr;
+    case KernelIsa::NeonDotprod:
+      return cpu.has_neon_dotprod_kernels() ? &kNeonDotprod : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+const char* amx_status() { return "not on this CPU"; }
+
+#else
+const SimdKernels* simd_kernels(KernelIsa) { return nullptr; }
+const char* amx_status() { return "not on this CPU"; }
+#endif
+
+const SimdKernels* best_simd_kernels(bool amx) {
+  if (amx)
+    if (const SimdKernels* k = simd_kernels(KernelIsa::Amx)) return k;
+  for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2, KernelIsa::NeonDotprod, KernelIsa::Neon})
+    if (const SimdKernels* k = simd_kernels(isa)) return k;
+  return nullptr;
 }
 
 }  // namespace wafer

@@ -11,8 +11,10 @@
 // Q8_0/Q4_0/Q5_0 weights, Q8_K for the K-quants), so every block's integer sum equals the
 // scalar reference's; only the order of the float accumulation of block results differs.
 //
-// The kernels exist once per instruction set (kernels/avx2, kernels/avx512), each file
-// compiled with its own flags; best_simd_kernels() picks one by CPUID, once.
+// The kernels exist once per instruction set (kernels/avx2, kernels/avx512, kernels/neon),
+// each file compiled with its own flags; best_simd_kernels() picks one by the detected CPU
+// features (runtime/cpu_features.h), once. A build has only its own architecture's kernels:
+// simd_kernels() is nullptr for the other architecture's.
 #pragma once
 
 #include <cstddef>
@@ -64,7 +66,9 @@ QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_t
 // Amx: the AVX-512 VNNI kernels, with AMX tiles (TDPBSSD) for the prefill matmuls of
 // Q8_0/Q4_0/Q5_0 weights (kernels/amx; Intel Sapphire Rapids and later Xeons); AmxModel:
 // the same tile kernels on a software model of the tile instructions, for the tests.
-enum class KernelIsa { Avx2, Avx512, Avx2Vnni, Avx2VnniEvex, Amx, AmxModel };
+// Neon: AArch64 Advanced SIMD without the dot product (SMULL + SADALP); NeonDotprod: with
+// the ARMv8.2 dot product (SDOT). Both quantize activations with the scalar reference.
+enum class KernelIsa { Avx2, Avx512, Avx2Vnni, Avx2VnniEvex, Amx, AmxModel, Neon, NeonDotprod };
 
 // y[t * y_stride + r] for every token t of x and every row r of panels
 // [panel_begin, panel_end) of w (rows past w.rows are not written).
@@ -109,7 +113,8 @@ constexpr bool prefetch_applies(TensorType type, int n_tokens) {
 
 struct SimdKernels {
   KernelIsa isa;
-  const char* name;  // "avx2", "avx512-vnni", "avx2-vnni", "avx2-vnni-evex", "avx512-vnni+amx", "amx-model"
+  const char* name;  // "avx2", "avx512-vnni", "avx2-vnni", "avx2-vnni-evex", "avx512-vnni+amx", "amx-model",
+                     // "neon", "neon-dotprod"
   PackedMatmulFn matmul;
   // The same results, with software prefetch where prefetch_applies(): faster on some
   // machines, slower on others (packed_kernels.h); the backend picks one by timing.
@@ -124,8 +129,9 @@ struct SimdKernels {
 // The kernels for an instruction set, or nullptr when this CPU (or this build) lacks it.
 const SimdKernels* simd_kernels(KernelIsa isa);
 
-// The fastest kernels this CPU runs, or nullptr when none does (no AVX2: the engine then
-// computes on the ggml layout with the scalar reference). amx = false leaves AMX out.
+// The fastest kernels this CPU runs, or nullptr when none does (an x86 CPU without AVX2:
+// the engine then computes on the ggml layout with the scalar reference). amx = false
+// leaves AMX out.
 const SimdKernels* best_simd_kernels(bool amx = true);
 
 // Whether the AMX kernels can run here, and if not why: "in use" when they can, else e.g.

@@ -191,17 +191,21 @@ const Backend* simd_backend(KernelIsa isa) {
     case KernelIsa::Avx2VnniEvex: return backend_for<KernelIsa::Avx2VnniEvex>();
     case KernelIsa::Amx: return backend_for<KernelIsa::Amx>();
     case KernelIsa::AmxModel: return backend_for<KernelIsa::AmxModel>();
+    case KernelIsa::Neon: return backend_for<KernelIsa::Neon>();
+    case KernelIsa::NeonDotprod: return backend_for<KernelIsa::NeonDotprod>();
   }
   return nullptr;
 }
 
 const Backend& default_backend(bool amx) {
-  // Chosen once, by CPUID: AVX-512 VNNI with AMX tiles (unless amx is false), else AVX-512
-  // VNNI, else AVX2 with AVX-VNNI, else AVX2, else scalar.
+  // Chosen once, by the CPU's features: AVX-512 VNNI with AMX tiles (unless amx is false),
+  // else AVX-512 VNNI, else AVX2 with AVX-VNNI, else AVX2; on AArch64 NEON with the dot
+  // product, else plain NEON; else scalar.
   static const auto choose = [](bool with_amx) -> const Backend& {
     if (with_amx)
       if (const Backend* b = simd_backend(KernelIsa::Amx)) return *b;
-    for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2})
+    for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2, KernelIsa::NeonDotprod,
+                          KernelIsa::Neon})
       if (const Backend* b = simd_backend(isa)) return *b;
     return scalar_backend();
   };

@@ -51,6 +51,12 @@ fs::path require_testdata(const std::string& relative) {
   return p;
 }
 
+void skip_test(const std::string& why) {
+  std::printf("SKIPPED: %s\n", why.c_str());
+  std::fflush(stdout);
+  std::_Exit(kSkipExitCode);
+}
+
 fs::path wafer_binary() { return fs::path(WAFER_BINARY); }
 
 WaferRun run_wafer(const std::string& args) {

@@ -44,6 +44,10 @@ std::filesystem::path testdata_dir();
 // missing *inside* a present folder is a real failure (the test fails on REQUIRE).
 std::filesystem::path require_testdata(const std::string& relative);
 
+// Prints "SKIPPED: <why>" and ends the test process with kSkipExitCode (each Catch2 test
+// case runs in its own process under ctest), e.g. for kernels this CPU cannot run.
+[[noreturn]] void skip_test(const std::string& why);
+
 // Path of the built `wafer` executable (for integration tests).
 std::filesystem::path wafer_binary();
 

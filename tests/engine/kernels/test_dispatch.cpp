@@ -1,4 +1,4 @@
-// Every packed-matmul kernel this CPU can run (AVX2 and AVX-512 here) against the scalar
+// Every packed-matmul kernel this CPU can run (AVX2 and AVX-512, or NEON on AArch64) against the scalar
 // reference dot products of quant.h, on random ggml blocks: odd row counts (a partly
 // filled last panel), several token counts (decode, full prefill tiles and remainders),
 // and panel slices. With power-of-two scales every float operation is exact, so there
@@ -193,18 +193,16 @@ void check_type(TensorType t, const SimdKernels& k, bool exact) {
   }
 }
 
-const KernelIsa kAllIsas[] = {KernelIsa::Avx2,         KernelIsa::Avx512, KernelIsa::Avx2Vnni,
-                              KernelIsa::Avx2VnniEvex, KernelIsa::Amx,    KernelIsa::AmxModel};
+const KernelIsa kAllIsas[] = {KernelIsa::Avx2,     KernelIsa::Avx512, KernelIsa::Avx2Vnni,
+                              KernelIsa::Avx2VnniEvex, KernelIsa::Amx, KernelIsa::AmxModel,
+                              KernelIsa::Neon,     KernelIsa::NeonDotprod};
 
 const TensorType kTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
                              TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
 
 void check_isa(KernelIsa isa) {
   const SimdKernels* k = simd_kernels(isa);
-  if (!k) {
-    WARN("this CPU lacks the instruction set; its kernels are not tested here");
-    return;
-  }
+  if (!k) test::skip_test("this CPU (or this build's architecture) lacks the instruction set");
   for (TensorType t : kTypes) {
     check_type(t, *k, true);
     check_type(t, *k, false);
@@ -230,6 +228,12 @@ TEST_CASE("amx packed kernels match the scalar reference") { check_isa(KernelIsa
 TEST_CASE("amx packed kernels (software model of the tiles) match the scalar reference") {
   check_isa(KernelIsa::AmxModel);
 }
+
+// AArch64: plain NEON everywhere (under qemu also with `-cpu cortex-a57`, which lacks the
+// dot product), and SDOT where the CPU has it.
+TEST_CASE("neon packed kernels match the scalar reference") { check_isa(KernelIsa::Neon); }
+
+TEST_CASE("neon-dotprod packed kernels match the scalar reference") { check_isa(KernelIsa::NeonDotprod); }
 
 TEST_CASE("quantize_acts matches quantize_activations and fills the Q8_0 side values") {
   std::mt19937 rng(7);

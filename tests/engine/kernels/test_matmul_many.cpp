@@ -56,7 +56,7 @@ Weights make_weights(const Backend& b, TensorType type, int64_t rows, int64_t co
 TEST_CASE("matmul_many gives each matrix what matmul gives it alone", "[kernels]") {
   std::vector<const Backend*> backends = {&kernels::scalar_backend()};
   for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex,
-                        KernelIsa::Amx, KernelIsa::AmxModel})
+                        KernelIsa::Amx, KernelIsa::AmxModel, KernelIsa::Neon, KernelIsa::NeonDotprod})
     if (const Backend* b = kernels::simd_backend(isa)) backends.push_back(b);
   const int64_t cols = 256;
   const std::vector<std::vector<TensorType>> mixes = {
@@ -103,7 +103,8 @@ TEST_CASE("matmul_many gives each matrix what matmul gives it alone", "[kernels]
 // prefetch (alternating), then keeps the faster kernel: the outputs never change, and
 // afterwards it reports which one it kept and both measured speeds.
 TEST_CASE("SIMD backend picks K-quant prefetch by timing, results unchanged", "[kernels]") {
-  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex}) {
+  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex,
+                        KernelIsa::Neon, KernelIsa::NeonDotprod}) {
     const Backend* b = kernels::simd_backend(isa);
     if (!b) continue;
     INFO(b->name());

@@ -1,0 +1,46 @@
+// The NEON kernel entry points, defined once for both NEON files: kernels_neon.cpp
+// (base ARMv8-A, no dot-product instruction) and kernels_neon_dotprod.cpp (ARMv8.2 SDOT)
+// each define WAFER_NEON_NS and WAFER_NEON_DOT, then include this. The activations are
+// quantized by the scalar reference (quantize_act_rows), which dispatch.cpp puts in both
+// tables.
+#pragma once
+
+#include "engine/kernels/neon/traits_neon.h"
+#include "engine/kernels/simd/attend_q8_kernels.h"
+#include "engine/kernels/simd/float_kernels.h"
+#include "engine/kernels/simd/packed_kernels.h"
+
+namespace wafer::WAFER_NEON_NS {
+namespace {
+using V = NeonTraits<WAFER_NEON_DOT>;
+using Impl = simd::PackedImpl<V>;
+}  // namespace
+
+void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
+                   int64_t panel_end) {
+  Impl::matmul<false>(w, x, y, y_stride, panel_begin, panel_end);
+}
+
+void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                            int64_t panel_begin, int64_t panel_end) {
+  Impl::matmul<true>(w, x, y, y_stride, panel_begin, panel_end);
+}
+
+void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,
+            int dv, float scale, float* scratch, float* out, int64_t out_stride) {
+  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
+}
+
+void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values, int n_pos,
+                int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride) {
+  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
+}
+
+void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk, int dv,
+               float scale, float* scratch, float* out, int64_t out_stride) {
+  simd::AttendQ8Impl<V>::attend(q, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
+}
+
+void swiglu(float* g, const float* u, int64_t n) { simd::FloatImpl<V>::swiglu(g, u, n); }
+
+}  // namespace wafer::WAFER_NEON_NS
