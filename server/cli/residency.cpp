@@ -72,7 +72,7 @@ std::string residency_text(const Residency& r) {
   std::snprintf(buf, sizeof buf,
                 "residency:\n"
                 "  weights read per decoded token: %s in %llu matrices (%s per thread, %d threads)\n"
-                "  kernels: %s (chosen by CPUID; AMX: %s); caches: L1d %s, L2 %s per core, L3 %s\n"
+                "  kernels: %s (chosen by the CPU's features; AMX: %s); caches: L1d %s, L2 %s per core, L3 %s\n"
                 "  share of a thread's slice its L2 can hold: %.1f%%\n"
                 "  read bandwidth (measured now, %d threads): %.1f GB/s\n"
                 "  decode ceiling: %.1f tokens/s (bandwidth / bytes per token)\n",

@@ -113,8 +113,8 @@ TEST_CASE("wafer info --residency: weights and KV cache read per token, and the 
   REQUIRE(t.status == 0);
   CHECK(t.out.find("residency:\n  weights read per decoded token: ") != std::string::npos);
   CHECK(t.out.find(" per thread, 1 threads)") != std::string::npos);
-  CHECK(t.out.find("  kernels: " + std::string(kernels::default_backend().name()) + " (chosen by CPUID; AMX: " +
-                   amx_status() + "); caches: ") != std::string::npos);
+  CHECK(t.out.find("  kernels: " + std::string(kernels::default_backend().name()) +
+                   " (chosen by the CPU's features; AMX: " + amx_status() + "); caches: ") != std::string::npos);
   CHECK(t.out.find("KV cache per token of context: f16 0.2 KiB, q8_0 not possible (key head size), f32 0.5 KiB") !=
         std::string::npos);
 
