@@ -6,6 +6,8 @@
 # llvm-symbolizer (scripts/sanitize.sh, bench/fuzz.sh), lld (links the ~100 test executables
 # about 4x faster than GNU ld), and python3-numpy for the
 # tools/train tests (torch is never installed here: training is run by hand). Idempotent: does nothing that is already done.
+# `scripts/setup.sh arm64` installs, in addition, the arm64 cross toolchain, the :arm64
+# multiarch library packages and qemu-user (scripts/arm64.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,29 @@ if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+
+# The arm64 cross build: Debian's cross compilers, the libraries wafer links as :arm64
+# packages (nlohmann-json and Catch2 are headers, shared with the host), qemu-user to run the
+# tests.
+if [ "${1:-}" = arm64 ]; then
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    echo "setup: adding the arm64 architecture to dpkg"
+    $SUDO dpkg --add-architecture arm64
+    arm64_update=1
+  fi
+  need=()
+  for pkg in crossbuild-essential-arm64 libuv1-dev:arm64 libcurl4-openssl-dev:arm64 zlib1g-dev:arm64 qemu-user; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "setup: installing ${need[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -q
+    $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+  elif [ -n "${arm64_update:-}" ]; then
+    $SUDO apt-get update -q
+  fi
 fi
 
 # Pinned grammars: reinstall only when the lockfile changed since the last install.

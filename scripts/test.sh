@@ -21,6 +21,9 @@
 #   tsan   scripts/sanitize.sh thread: TSan build of the scheduler and thread-pool tests
 #   fuzz   every libFuzzer target for FUZZ_SECONDS (default 10) over the committed corpus,
 #          two at a time, in the asan phase's build
+#   arm64  scripts/arm64.sh: cross build for 64-bit Arm Linux (ARM64_BUILD_DIR, default
+#          build-arm64), chosen tests under qemu-aarch64 with and without the dot product,
+#          and the bundled model's greedy completion compared with the x86 build's
 # Options through the environment: BUILD_DIR (default build), JOBS (default nproc),
 # WAFER_SANITIZE=ON for an ASan+UBSan main build, WAFER_PHASES="build test", FUZZ_SECONDS.
 # The clang phases need clang + libclang-rt-dev (setup.sh installs them); without them they
@@ -31,7 +34,7 @@ cd "$(dirname "$0")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
-PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz}
+PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz arm64}
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 timings=()
 trap 'echo "test.sh: phase times: ${timings[*]:-none}"' EXIT
@@ -111,4 +114,5 @@ want soak && run_phase soak soak
 want asan && run_phase asan scripts/sanitize.sh address
 want tsan && run_phase tsan scripts/sanitize.sh thread
 want fuzz && run_phase fuzz fuzz
+want arm64 && run_phase arm64 scripts/arm64.sh
 echo "test.sh: all phases passed"
