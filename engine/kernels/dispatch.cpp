@@ -66,8 +66,6 @@ WAFER_DECLARE_NEON(kernels_neon_dotprod)
 
 namespace {
 
-constexpr const char* kAmxInUse = "in use";
-
 size_t round64(size_t n) { return (n + 63) & ~size_t{63}; }
 
 struct ActsShape {
@@ -162,6 +160,10 @@ QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_t
 }
 
 #if defined(__x86_64__)
+namespace {
+constexpr const char* kAmxInUse = "in use";
+}  // namespace
+
 const SimdKernels* simd_kernels(KernelIsa isa) {
   static const SimdKernels kAvx2{KernelIsa::Avx2,       "avx2",
                                  kernels_avx2::packed_matmul, kernels_avx2::packed_matmul_prefetch,

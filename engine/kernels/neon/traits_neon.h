@@ -50,14 +50,15 @@ struct NeonTraits {
   // acc[i] += sum of the 4 signed byte products of lane i of w and of a.
   static int32x4_t dot4(int32x4_t acc, int32x4_t w, int32x4_t a) {
     const int8x16_t wb = vreinterpretq_s8_s32(w), ab = vreinterpretq_s8_s32(a);
-    if constexpr (kDot) {
-      return vdotq_s32(acc, wb, ab);
-    } else {
-      // Products fit int16 (|w| <= 128, |a| <= 127), and so do pairs of them (2 * 128 * 127).
-      const int16x8_t lo = vmull_s8(vget_low_s8(wb), vget_low_s8(ab));
-      const int16x8_t hi = vmull_high_s8(wb, ab);
-      return vpadalq_s16(acc, vpaddq_s16(lo, hi));
-    }
+#if defined(__ARM_FEATURE_DOTPROD)
+    if constexpr (kDot) return vdotq_s32(acc, wb, ab);
+#else
+    static_assert(!kDot, "the dot-product traits need -march=armv8.2-a+dotprod");
+#endif
+    // Products fit int16 (|w| <= 128, |a| <= 127), and so do pairs of them (2 * 128 * 127).
+    const int16x8_t lo = vmull_s8(vget_low_s8(wb), vget_low_s8(ab));
+    const int16x8_t hi = vmull_high_s8(wb, ab);
+    return vpadalq_s16(acc, vpaddq_s16(lo, hi));
   }
   // u <= 63 read as signed is the same value.
   static I dot_u_bcast(I acc, I u, const void* p) {
