@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/quant/float16.h"
@@ -17,6 +18,7 @@
 #include "engine/compute/kv_cache.h"
 #include "engine/model/model_config.h"
 #include "engine/kernels/dispatch.h"
+#include "engine/runtime/cpu_features.h"
 #include "engine/quant/quant.h"
 #include "engine/quant/quant_repack.h"
 #include "engine/runtime/float_mode.h"
@@ -234,6 +236,21 @@ TEST_CASE("amx packed kernels (software model of the tiles) match the scalar ref
 TEST_CASE("neon packed kernels match the scalar reference") { check_isa(KernelIsa::Neon); }
 
 TEST_CASE("neon-dotprod packed kernels match the scalar reference") { check_isa(KernelIsa::NeonDotprod); }
+
+TEST_CASE("the kernels chosen follow the CPU's features and the build's architecture") {
+  const CpuFeatures& cpu = cpu_features();
+  const SimdKernels* best = best_simd_kernels(false);
+#if defined(__aarch64__)
+  REQUIRE(best != nullptr);
+  CHECK(std::string(best->name) == (cpu.dotprod ? "neon-dotprod" : "neon"));
+  CHECK((simd_kernels(KernelIsa::NeonDotprod) != nullptr) == cpu.dotprod);
+  CHECK(simd_kernels(KernelIsa::Avx2) == nullptr);
+#else
+  CHECK((best != nullptr) == cpu.has_avx2_kernels());
+  CHECK(simd_kernels(KernelIsa::Neon) == nullptr);
+  CHECK(simd_kernels(KernelIsa::NeonDotprod) == nullptr);
+#endif
+}
 
 TEST_CASE("quantize_acts matches quantize_activations and fills the Q8_0 side values") {
   std::mt19937 rng(7);
