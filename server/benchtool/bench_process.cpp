@@ -25,6 +25,22 @@ ChildProcess::~ChildProcess() {
   if (!err_path_.empty()) std::remove(err_path_.c_str());
 }
 
+namespace {
+
+// A pipe whose ends close on exec (pipe2 is Linux and BSD; macOS has only pipe + fcntl).
+int pipe_cloexec(int fds[2]) {
+#if defined(__linux__)
+  return pipe2(fds, O_CLOEXEC);
+#else
+  if (pipe(fds) != 0) return -1;
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  return 0;
+#endif
+}
+
+}  // namespace
+
 Status ChildProcess::start(const std::vector<std::string>& argv) {
   if (argv.empty()) return make_error("no server command");
   char tmpl[] = "/tmp/wafer-bench-stderr-XXXXXX";
@@ -32,8 +48,8 @@ Status ChildProcess::start(const std::vector<std::string>& argv) {
   if (err < 0) return make_error(std::string("cannot create a temporary file: ") + std::strerror(errno));
   err_path_ = tmpl;
   int in_pipe[2], out_pipe[2];
-  if (pipe2(in_pipe, O_CLOEXEC) != 0) return make_error("pipe failed");
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) return make_error("pipe failed");
+  if (pipe_cloexec(in_pipe) != 0) return make_error("pipe failed");
+  if (pipe_cloexec(out_pipe) != 0) return make_error("pipe failed");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
