@@ -50,7 +50,9 @@ native=${BUILD_DIR:-build}/server/wafer
 want=""
 if [ -x "$native" ]; then want=$("$native" generate "$model" --prompt "$prompt" -n 24 2>/dev/null); fi
 for cpu in max cortex-a57; do
-  got=$(qemu-aarch64 -cpu "$cpu" -L /usr/aarch64-linux-gnu "$DIR/server/wafer" generate "$model" \
+  # Through the same emulator script as ctest: the multiarch arm64 runtime, not the cross
+  # toolchain's libc (see cmake/qemu-aarch64.sh).
+  got=$(WAFER_QEMU_CPU=$cpu cmake/qemu-aarch64.sh "$DIR/server/wafer" generate "$model" \
           --prompt "$prompt" -n 24 2>/dev/null)
   echo "arm64: wafer generate (-cpu $cpu): $(printf '%s' "$got" | head -c 200 | tr '\n' '|')"
   if [ -n "$want" ] && [ "$got" != "$want" ]; then
