@@ -4,6 +4,7 @@
 // (hw.optional.arm.FEAT_*, the performance cores' caches and core count).
 #if defined(__aarch64__)
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -48,7 +49,9 @@ void name_from_midr(CpuFeatures& f) {
   std::getline(in, text);
   f.vendor = "aarch64";
   if (text.empty()) return;
-  const unsigned long midr = std::stoul(text, nullptr, 16);
+  char* end = nullptr;
+  const unsigned long midr = std::strtoul(text.c_str(), &end, 16);
+  if (end == text.c_str()) return;
   char buf[64];
   std::snprintf(buf, sizeof buf, "%s part 0x%03lx", implementer_name((midr >> 24) & 0xff), (midr >> 4) & 0xfff);
   f.vendor = implementer_name((midr >> 24) & 0xff);
