@@ -62,7 +62,8 @@ class PrefetchChoice {
   std::string report() const {
     const int d = decided_.load(std::memory_order_relaxed);
     char buf[160];
-    std::snprintf(buf, sizeof buf, "K-quant decode prefetch %s (timed: %.1f GB/s without, %.1f with)",
+    // Three significant digits: a slow or emulated CPU times well under 0.1 GB/s.
+    std::snprintf(buf, sizeof buf, "K-quant decode prefetch %s (timed: %.3g GB/s without, %.3g with)",
                   d < 0 ? "undecided" : d ? "on" : "off", rate_[0].load(std::memory_order_relaxed),
                   rate_[1].load(std::memory_order_relaxed));
     return buf;
