@@ -61,14 +61,16 @@ int run_lsp(const Options& options) {
   hooks.exit = stop;
   server = std::make_unique<LspServer>(&loop, options, std::move(hooks), log);
 
-  // SIGTERM / SIGINT: stop like an exit without shutdown.
+  // SIGTERM / SIGINT: stop like an exit without shutdown, and say so in the log.
+  auto on_stop_signal = [&](int signum) {
+    log.info(std::string("received ") + (signum == SIGTERM ? "SIGTERM" : "SIGINT") + ": stopping");
+    stop(128 + signum);
+  };
   uv_signal_t sigterm, sigint;
   uv_signal_init(&loop, &sigterm);
   uv_signal_init(&loop, &sigint);
-  sigterm.data = sigint.data = &stop;
-  auto on_signal = [](uv_signal_t* h, int signum) {
-    (*static_cast<decltype(stop)*>(h->data))(128 + signum);
-  };
+  sigterm.data = sigint.data = &on_stop_signal;
+  auto on_signal = [](uv_signal_t* h, int signum) { (*static_cast<decltype(on_stop_signal)*>(h->data))(signum); };
   uv_signal_start(&sigterm, on_signal, SIGTERM);
   uv_signal_start(&sigint, on_signal, SIGINT);
   uv_unref(reinterpret_cast<uv_handle_t*>(&sigterm));
