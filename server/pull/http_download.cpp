@@ -21,7 +21,7 @@ struct Transfer {
   uint64_t offset = 0;           // bytes already in the file when this attempt started
   uint64_t written = 0;          // bytes this attempt appended
   long status = 0;               // HTTP status of the final response (after redirects)
-  bool write_failed = false;
+  int write_errno = 0;           // the error of a failed write (0: none)
   const DownloadProgress* progress = nullptr;
 };
 
@@ -30,7 +30,7 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
   if (t->status == 0) curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &t->status);
   if (t->status >= 300) return size * n;  // an error page: read it, keep none of it
   if (std::fwrite(data, size, n, t->out) != n) {
-    t->write_failed = true;
+    t->write_errno = errno ? errno : EIO;  // curl's clean-up may change errno before it is reported
     return 0;
   }
   t->written += size * n;
@@ -64,11 +64,16 @@ uint64_t size_of(const std::filesystem::path& p) {
   return ec ? 0 : n;
 }
 
+// Whether a write error means the disk (or the user's quota or file size limit) is full: a
+// partial file then only holds space the user needs back, and resuming fails the same way.
+bool out_of_space(int err) { return err == ENOSPC || err == EDQUOT || err == EFBIG; }
+
 // One transfer, appending to `part` from its current size. `retry` is set when another
-// attempt may succeed; `restart` when the .part file must be discarded first.
+// attempt may succeed; `restart` when the .part file must be discarded first; `discard`
+// when it must be removed (the disk is full).
 Status attempt(const std::string& url, const std::filesystem::path& part, const DownloadProgress& progress,
-               const DownloadOptions& options, bool& retry, bool& restart) {
-  retry = restart = false;
+               const DownloadOptions& options, bool& retry, bool& restart, bool& discard) {
+  retry = restart = discard = false;
   Transfer t;
   t.progress = &progress;
   t.offset = size_of(part);
@@ -101,8 +106,12 @@ Status attempt(const std::string& url, const std::filesystem::path& part, const 
   long status = 0;
   curl_easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &status);
   curl_easy_cleanup(t.curl);
-  const bool closed = std::fclose(t.out) == 0;
-  if (t.write_failed || !closed) return make_error(part.string() + ": write failed: " + std::strerror(errno));
+  // Buffered bytes are written by fclose: a full disk may show only there.
+  if (std::fclose(t.out) != 0 && t.write_errno == 0) t.write_errno = errno ? errno : EIO;
+  if (t.write_errno) {
+    discard = out_of_space(t.write_errno);
+    return make_error(part.string() + ": write failed: " + std::strerror(t.write_errno));
+  }
 
   if (t.offset && status == 416) return {};  // nothing past our bytes: the file is complete
   if (rc == CURLE_RANGE_ERROR || (t.offset && status == 200)) {
@@ -131,8 +140,12 @@ Status http_download(const std::string& url, const std::filesystem::path& part, 
   double delay = options.retry_delay_s;
   Status last;
   for (int i = 0; i < std::max(1, options.max_attempts); ++i) {
-    bool retry = false, restart = false;
-    last = attempt(url, part, progress, options, retry, restart);
+    bool retry = false, restart = false, discard = false;
+    last = attempt(url, part, progress, options, retry, restart, discard);
+    if (discard) {
+      std::error_code ec;
+      std::filesystem::remove(part, ec);
+    }
     if (last.ok() || !retry) break;
     if (restart) {
       std::error_code ec;

@@ -4,7 +4,9 @@
 // this run's transfer broke), the download continues from its size with an HTTP Range
 // request; a server that ignores the range makes us start over from byte 0. Broken
 // transfers and 5xx answers are retried a few times, each retry resuming; 4xx answers are
-// final. The caller verifies the finished file and renames it into place.
+// final. A full disk (no space, quota or file size limit) ends the download and removes the
+// .part file: it only holds space the user needs back. The caller verifies the finished
+// file and renames it into place.
 #pragma once
 
 #include <cstdint>

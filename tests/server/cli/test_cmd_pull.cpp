@@ -1,9 +1,12 @@
 // Drives the real `wafer pull` binary against a loopback HTTP server started by the test:
 // a full download, resuming after a broken transfer and after an interrupted run, a server
 // that ignores ranges, 404, a wrong checksum, a body that is not GGUF, an already cached
-// file, and usage errors. Nothing here touches the internet.
+// file, a full disk, and usage errors. Nothing here touches the internet.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 
 #include "tests/support/fixtures/synthetic_model.h"
@@ -157,4 +160,35 @@ TEST_CASE("wafer pull: usage errors and the catalogue listing", "[cli][pull]") {
   auto help = test::run_wafer("pull --help");
   CHECK(help.status == 0);
   CHECK(help.out.find("--sha256") != std::string::npos);
+}
+
+TEST_CASE("wafer pull on a full disk: a clear error and no partial file left", "[cli][pull]") {
+  // A 64 KiB tmpfs mounted in a private mount namespace (root only; it goes away with the
+  // process): the download is several times larger.
+  if (std::system("unshare -m true >/dev/null 2>&1") != 0) {
+    WARN("skipped: cannot create a mount namespace (needs root and unshare)");
+    return;
+  }
+  const std::string bytes = model_bytes();
+  REQUIRE(bytes.size() > 4 * 64 * 1024);
+  test::LoopbackHttp server;
+  server.serve("/big.gguf", {bytes});
+  test::TempDir dir;
+  const fs::path disk = dir / "disk";
+  fs::create_directory(disk);
+  // Runs the pull on the small disk, then lists what it left there (the mount is gone after).
+  const std::string script = "mount -t tmpfs -o size=64k tmpfs \"$0\" || exit 99; \"$1\" pull \"$2\" --cache-dir \"$0\"; "
+                             "status=$?; ls -A \"$0\" >\"$3\"; exit $status";
+  const std::string cmd = "unshare -m sh -c '" + script + "' '" + disk.string() + "' '" + test::wafer_binary().string() +
+                          "' '" + server.url("/big.gguf") + "' '" + (dir / "left").string() + "' 2>'" +
+                          (dir / "err").string() + "' </dev/null >/dev/null";
+  const int raw = std::system(cmd.c_str());
+  const int status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  const std::string err = test::read_file(dir / "err");
+  INFO(err);
+  REQUIRE(status != 99);
+  CHECK(status == 1);
+  CHECK(err.find("No space left on device") != std::string::npos);
+  CHECK(err.find("run again to resume") == std::string::npos);  // nothing to resume from
+  CHECK(test::read_file(dir / "left").empty());                   // no big.gguf.part on the full disk
 }
