@@ -2,7 +2,7 @@
 """Writes the committed seed corpora of the server fuzz targets from real traffic:
 the recorded transcripts (tests/integration/transcripts/*.lsp) and a typing session.
 
-    fuzz/make_seeds.py        # rewrites tests/server/corpus/{framing,lsp,documents}/seed-*
+    fuzz/make_seeds.py        # rewrites tests/server/corpus/*/seed-*
 
 Seeds only; inputs that once crashed a target (crash-*) are added by hand and never
 touched here. Input layouts are described at the top of each fuzz/fuzz_*.cpp.
@@ -76,7 +76,7 @@ def write(folder, name, data):
 
 
 def main():
-    for d in ("framing", "lsp", "documents"):
+    for d in ("framing", "lsp", "documents", "settings", "sse", "trace"):
         for old in (CORPUS / d).glob("seed-*") if (CORPUS / d).is_dir() else []:
             old.unlink()
     for path in sorted(TRANSCRIPTS.glob("*.lsp")):
@@ -98,6 +98,72 @@ def main():
     rng = random.Random(12)
     for i, mode in enumerate([0, 1, 2, 3, 2, 3]):
         write("documents", "seed-%d-mode%d" % (i, mode), bytes([mode]) + bytes(rng.randrange(256) for _ in range(64 + 64 * i)))
+
+    settings_seeds()
+    sse_seeds()
+    trace_seeds()
+
+
+def settings_seeds():
+    """fuzz_settings: 0x00 + a settings object, 0x01 + a NUL-separated command line."""
+    objects = {
+        "typing": {"debounceMs": 0, "maxTokens": 32, "languages": ["python", "rust"]},
+        "nested": {"wafer": {"prefixLines": 40, "suffixLines": 10, "alternatives": 1, "warm": False}},
+        "remote": {"backend": "openai", "backendUrl": "http://127.0.0.1:8080", "backendModel": "m",
+                   "backendTimeoutMs": 2000},
+        "wrong_types": {"debounceMs": "fast", "maxTokens": -1, "languages": [1]},
+        "ranges": {"alternativesTemperature": 2.5, "alternativesTopP": 0.5, "latencyBudgetMs": 0},
+    }
+    for name, obj in objects.items():
+        write("settings", "seed-json-" + name, b"\x00" + json.dumps(obj).encode())
+    lines = {
+        "lsp": ["lsp", "--model", "m.gguf", "--debounce-ms", "50", "--threads", "2", "--kv-type", "q8_0"],
+        "bench": ["bench", "src.py", "--keystrokes", "40", "--wpm", "80", "--typo-rate", "0.1", "--json"],
+        "pull": ["pull", "qwen-0.5b", "--sha256", "00" * 32],
+        "generate": ["generate", "--prompt", "def f(", "--n-predict", "8", "--temperature", "0.5"],
+        "help": ["lsp", "--help"],
+    }
+    for name, argv in lines.items():
+        write("settings", "seed-argv-" + name, b"\x01" + b"\x00".join(a.encode() for a in argv))
+
+
+def sse_seeds():
+    """fuzz_sse: a read-size byte + a response body."""
+    llama = [{"content": "def", "stop": False}, {"content": " f():", "stop": False},
+             {"content": "", "stop": True, "timings": {"prompt_n": 12, "predicted_n": 2, "cache_n": 30}}]
+    openai = [{"choices": [{"text": "return", "finish_reason": None}]},
+              {"choices": [{"text": " x", "finish_reason": "stop"}],
+               "usage": {"prompt_tokens": 40, "completion_tokens": 2, "prompt_tokens_details": {"cached_tokens": 32}}}]
+    events = lambda chunks, end: "".join("data: %s\n\n" % json.dumps(c) for c in chunks) + end
+    bodies = {
+        "llama": events(llama, ""),
+        "openai": events(openai, "data: [DONE]\n\n"),
+        "crlf": events(openai, "data: [DONE]\r\n\r\n").replace("\n", "\r\n"),
+        "error": "data: " + json.dumps(llama[0]) + "\n\nerror: {\"error\": {\"message\": \"context full\"}}\n\n",
+        "multiline": ": keep-alive\n\nevent: x\ndata: {\"content\":\ndata: \"a\"}\n\ndata: {\"content\": \"b\"",
+        "whole": json.dumps({"content": "x = 1", "stop": True, "tokens_cached": 5, "tokens_predicted": 3}),
+    }
+    for i, (name, body) in enumerate(bodies.items()):
+        write("sse", "seed-" + name, bytes([i * 3]) + body.encode())
+
+
+def trace_seeds():
+    """fuzz_trace: 0x00 + a JSON-lines trace; 0x01 + keystrokes, start line + a source."""
+    header = {"wafer_trace": 1, "path": "a.py", "text": "def f(x):\n    \n"}
+    steps = [{"t": 0, "edit": {"offset": 14, "insert": "r"}},
+             {"t": 120.5, "edit": {"offset": 15, "insert": "et"}, "kind": "type", "pos": 1, "clean": True, "draw": 0.3},
+             {"t": 300, "edit": {"offset": 16, "delete": 1, "insert": ""}, "kind": "backspace"},
+             {"t": 310, "request": True},
+             {"t": 400, "edit": {"offset": 0, "insert": "# \u00e9\n"}, "request": False}]
+    jsonl = lambda lines: "\n".join(json.dumps(x) for x in lines).encode() + b"\n"
+    write("trace", "seed-recorded", b"\x00" + jsonl([header] + steps))
+    write("trace", "seed-recorded-rust", b"\x00" + jsonl([{"wafer_trace": 1, "path": "m.rs", "language": "rust",
+                                                            "text": "fn main() {\n}\n"},
+                                                           {"t": 5, "edit": {"offset": 12, "insert": "    let a = 1;\n"}}]))
+    write("trace", "seed-recorded-bad-offset", b"\x00" + jsonl([header, {"t": 1, "edit": {"offset": 99}}]))
+    source = b"import os\n\ndef main(argv):\n    for a in argv:\n        print(a.upper())\n    return 0\n"
+    write("trace", "seed-synth-middle", b"\x01\x28\x00" + source)
+    write("trace", "seed-synth-line2-typos", b"\x01\x3f\xfa" + source)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 // from real traffic and every input that ever crashed a target) through the targets' own
 // entry points, so a fixed crash stays fixed in the normal test suite — and under
 // WAFER_SANITIZE=ON with ASan watching. Each target's entry point is renamed here so that
-// the three can live in one executable.
+// they can live in one executable.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -19,6 +19,15 @@
 #define LLVMFuzzerTestOneInput fuzz_documents_one
 #include "fuzz/fuzz_documents.cpp"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_settings_one
+#include "fuzz/fuzz_settings.cpp"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_sse_one
+#include "fuzz/fuzz_sse.cpp"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_trace_one
+#include "fuzz/fuzz_trace.cpp"
+#undef LLVMFuzzerTestOneInput
 
 namespace {
 
@@ -33,3 +42,6 @@ TEST_CASE("fuzz corpus: the daemon as a whole", "[fuzz]") { CHECK(replay("lsp", 
 TEST_CASE("fuzz corpus: document edits against the reference model", "[fuzz]") {
   CHECK(replay("documents", fuzz_documents_one) >= 6);
 }
+TEST_CASE("fuzz corpus: settings and command lines", "[fuzz]") { CHECK(replay("settings", fuzz_settings_one) >= 10); }
+TEST_CASE("fuzz corpus: remote servers' event streams", "[fuzz]") { CHECK(replay("sse", fuzz_sse_one) >= 6); }
+TEST_CASE("fuzz corpus: bench traces", "[fuzz]") { CHECK(replay("trace", fuzz_trace_one) >= 5); }
