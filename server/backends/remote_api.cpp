@@ -1,15 +1,20 @@
 #include "server/backends/remote_api.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace wafer {
 namespace {
 
 using json = nlohmann::json;
 
+// A token count from the server: a number from 0 to INT_MAX, else -1 (not said). A count
+// like 1e300 or -5 says nothing usable, and converting it to int would be undefined.
 int int_at(const json& j, const char* key) {
   auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<int>() : -1;
+  if (it == j.end() || !it->is_number()) return -1;
+  const double v = it->get<double>();
+  return v >= 0 && v <= std::numeric_limits<int>::max() ? static_cast<int>(v) : -1;
 }
 
 }  // namespace
@@ -76,7 +81,7 @@ RemoteChunk parse_remote_chunk(const json& j, RemoteApi api) {
     if (auto d = u->find("prompt_tokens_details"); d != u->end() && d->is_object()) cached = std::max(0, int_at(*d, "cached_tokens"));
     if (prompt >= 0) {
       c.tokens_reused = cached;
-      c.tokens_prefilled = prompt - cached;
+      c.tokens_prefilled = std::max(0, prompt - cached);  // both in [0, INT_MAX]: no overflow
     }
   }
   return c;
