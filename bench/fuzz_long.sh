@@ -55,8 +55,8 @@ keep_crashes() {
 summary() {
   local t=$1 log="$logs/$1.log" last runs execs crashes
   last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
-  runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo "${last%% *}")
-  execs=$(grep -oE 'stat::average_exec_per_sec: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
+  runs=$(grep -oE 'stat::number_of_executed_units: +[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "${last%% *}")
+  execs=$(grep -oE 'stat::average_exec_per_sec: +[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
   crashes=$(grep -cE '^==[0-9]+==ERROR|^fuzz_[a-z]+: promise broken|deadly signal|Test unit written' "$log" || true)
   echo "$t: runs ${runs:-?}, exec/s ${execs:-?}, $(grep -oE 'cov: [0-9]+ ft: [0-9]+' <<<"$last" || echo 'cov: ? ft: ?'), corpus $(ls "$cache/$t" | wc -l), crashes ${crashes:-0}"
 }
