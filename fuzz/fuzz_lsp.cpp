@@ -167,6 +167,9 @@ class Live {
     wafer::Options options;
     options.fake_engine = script_path();
     options.debounce_ms = debounce[(flags >> 4) & 3];
+    // No workspace index: a fuzzed root would have it walk this machine's folders (its own
+    // tests cover it; the prompt path it feeds is the one the open documents take).
+    options.workspace_index = false;
     wafer::LspServer::Hooks hooks;
     hooks.send = [this](std::string body) {
       if (ledger_) ledger_->server_sent(body);
