@@ -305,7 +305,7 @@ void bench_attention(const Args& a, std::mt19937& rng) {
     for (int rep = 0; rep < (a.quick ? 30 : 300); ++rep) {
       const auto start = Clock::now();
       a.kernels->attend_f16(q.data(), dk, heads, keys.data(), values.data(), n_pos, dk, dv, scale, scratch.data(),
-                            out.data(), dv);
+                            out.data(), dv, nullptr);
       t.push_back(seconds_since(start));
     }
     return median(t) * 1e6;

@@ -257,8 +257,29 @@ void attend_scalar_q8(const quant::BlockQ8_0* qb, int h0, int h1, const uint8_t*
 
 }  // namespace
 
+namespace {
+
+// Tokens of a prefill whose attention is computed together (per KV head, all its query
+// heads): the keys and value rows are then read once for the block. The block's scores
+// (tokens x group x positions floats per thread) stay within ~256 KB, so they are still in
+// L2 when the softmax and the weighted sum read them back; and the blocks are many enough
+// for every thread to have one.
+int attention_token_block(int n, int n_kv, int group, int n_pos_max, int threads) {
+  constexpr int64_t kScoreFloats = 64 * 1024;
+  int block = static_cast<int>(std::clamp<int64_t>(kScoreFloats / (int64_t{group} * n_pos_max), 1, 16));
+  const int per_thread = n * n_kv / std::max(1, threads);  // tokens x KV heads per thread
+  return std::max(1, std::min({block, per_thread, n}));
+}
+
+}  // namespace
+
 void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
   const ModelConfig& c = model_.config();
+  if (n > 1 && simd_ && kv.type() != KvType::Q8_0 && c.head_dim_k % 16 == 0 && c.head_dim_v % 16 == 0) {
+    const int group = static_cast<int>(c.n_head / c.n_head_kv);
+    const int block = attention_token_block(n, static_cast<int>(c.n_head_kv), group, pos0 + n, pool_.size());
+    if (block > 1) return attention_blocks(layer, n, pos0, kv, block);
+  }
   const int n_kv = static_cast<int>(c.n_head_kv), group = static_cast<int>(c.n_head / c.n_head_kv);
   const int dk = static_cast<int>(c.head_dim_k), dv = static_cast<int>(c.head_dim_v);
   const size_t q_dim = size_t{c.n_head} * c.head_dim_k, att_dim = size_t{c.n_head} * c.head_dim_v;
@@ -307,17 +328,69 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
         const uint16_t* keys = cache.keys_f16(layer, kvh);  // blocks of 16 positions, transposed
         const uint16_t* values = cache.values_f16(layer, kvh);
         if (simd_attend)
-          simd_->attend_f16(q + h0 * dk, dk, h1 - h0, keys, values, n_pos, dk, dv, scale, scratch, out + h0 * dv, dv);
+          simd_->attend_f16(q + h0 * dk, dk, h1 - h0, keys, values, n_pos, dk, dv, scale, scratch, out + h0 * dv, dv,
+                            nullptr);
         else
           attend_scalar(q, h0, h1, keys, values, n_pos, dk, dv, scale, scratch, out);
       } else {
         const float* keys = cache.keys(layer, kvh);
         const float* values = cache.values(layer, kvh);
         if (simd_attend)
-          simd_->attend(q + h0 * dk, dk, h1 - h0, keys, values, n_pos, dk, dv, scale, scratch, out + h0 * dv, dv);
+          simd_->attend(q + h0 * dk, dk, h1 - h0, keys, values, n_pos, dk, dv, scale, scratch, out + h0 * dv, dv,
+                        nullptr);
         else
           attend_scalar(q, h0, h1, keys, values, n_pos, dk, dv, scale, scratch, out);
       }
+    }
+  });
+}
+
+// attention() for token blocks of a prefill: work items (KV head, block of `block`
+// tokens) round-robin over the threads; each item copies its tokens' query heads of that
+// KV head into one contiguous batch (token-major), attends them together with each query's
+// own causal limit (n_pos_each), and copies the results back. Bit for bit the per-token
+// items' results (dispatch.h).
+void Forward::attention_blocks(int layer, int n, int pos0, KvCache& kv, int block) {
+  const ModelConfig& c = model_.config();
+  const int n_kv = static_cast<int>(c.n_head_kv), group = static_cast<int>(c.n_head / c.n_head_kv);
+  const int dk = static_cast<int>(c.head_dim_k), dv = static_cast<int>(c.head_dim_v);
+  const size_t q_dim = size_t{c.n_head} * c.head_dim_k, att_dim = size_t{c.n_head} * c.head_dim_v;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+  const int threads = pool_.size();
+  const int n_q = block * group, n_pos_max = pos0 + n;
+  // Per thread: the scores, then the batch's queries, outputs and limits.
+  const size_t scores_floats = attend_scratch_floats(n_q, n_pos_max, dv);
+  const size_t per_thread = scores_floats + static_cast<size_t>(n_q) * (dk + dv) + static_cast<size_t>(n_q);
+  grow(scores_, static_cast<size_t>(threads) * per_thread);
+  const int blocks = (n + block - 1) / block;
+  const int64_t items = int64_t{blocks} * n_kv;
+  const bool f16 = kv.type() == KvType::F16;
+  const KvCache& cache = kv;
+  pool_.run([&](int thread) {
+    float* scratch = scores_.data() + static_cast<size_t>(thread) * per_thread;
+    float* qs = scratch + scores_floats;
+    float* outs = qs + static_cast<size_t>(n_q) * dk;
+    int* limits = reinterpret_cast<int*>(outs + static_cast<size_t>(n_q) * dv);
+    for (int64_t item = thread; item < items; item += threads) {
+      const int b = static_cast<int>(item / n_kv), kvh = static_cast<int>(item % n_kv);
+      const int t0 = b * block, t1 = std::min(n, t0 + block), count = (t1 - t0) * group;
+      for (int t = t0; t < t1; ++t)
+        for (int g = 0; g < group; ++g) {
+          const int j = (t - t0) * group + g;
+          std::memcpy(qs + static_cast<size_t>(j) * dk, q_.data() + t * q_dim + (kvh * group + g) * dk,
+                      sizeof(float) * dk);
+          limits[j] = pos0 + t + 1;  // causal: positions 0..pos0+t
+        }
+      const int n_pos = pos0 + t1;
+      if (f16)
+        simd_->attend_f16(qs, dk, count, cache.keys_f16(layer, kvh), cache.values_f16(layer, kvh), n_pos, dk, dv,
+                          scale, scratch, outs, dv, limits);
+      else
+        simd_->attend(qs, dk, count, cache.keys(layer, kvh), cache.values(layer, kvh), n_pos, dk, dv, scale, scratch,
+                      outs, dv, limits);
+      for (int t = t0; t < t1; ++t)
+        std::memcpy(att_.data() + t * att_dim + static_cast<size_t>(kvh) * group * dv,
+                    outs + static_cast<size_t>(t - t0) * group * dv, sizeof(float) * group * dv);
     }
   });
 }

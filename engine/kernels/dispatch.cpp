@@ -26,9 +26,11 @@ namespace wafer {
 #define WAFER_DECLARE_FLOAT(ns)                                                                            \
   namespace ns {                                                                                           \
   void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos,   \
-              int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);                 \
+              int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,                  \
+              const int* n_pos_each);                                                                      \
   void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,   \
-                  int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);   \
+                  int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,    \
+                  const int* n_pos_each);                                                                  \
   void swiglu(float* g, const float* u, int64_t n);                                                        \
   void quantize_acts(const QuantizedActs& a, const float* x, int64_t x_stride, int t_begin, int t_end);       \
   }
@@ -52,9 +54,11 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
   WAFER_DECLARE_INT8(ns)                                                                                   \
   namespace ns {                                                                                           \
   void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos,   \
-              int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);                 \
+              int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,                  \
+              const int* n_pos_each);                                                                      \
   void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,   \
-                  int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);   \
+                  int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,    \
+                  const int* n_pos_each);                                                                  \
   void swiglu(float* g, const float* u, int64_t n);                                                        \
   }
 WAFER_DECLARE_NEON(kernels_neon)

@@ -82,12 +82,16 @@ using PackedMatmulFn = void (*)(const PackedMatrix& w, const QuantizedActs& x, f
 // p % 16], ceil(n_pos / 16) whole blocks (the padding is read and ignored); values are
 // n_pos rows of dv floats; dk and dv multiples of 16; scratch holds
 // attend_scratch_floats(n_q, n_pos, dv) floats. The keys and values are read once for all
-// n_q heads.
+// n_q heads. n_pos_each, unless nullptr: query h attends to its first n_pos_each[h] <= n_pos
+// positions only (several tokens of a prefill under the causal mask), its result bit for
+// bit the one it gets alone with that n_pos.
 using AttendFn = void (*)(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values,
-                          int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);
+                          int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,
+                          const int* n_pos_each);
 // The same over an F16 cache (IEEE halves, widened exactly to float as they are read).
 using AttendF16Fn = void (*)(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
-                             int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride);
+                             int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,
+                             const int* n_pos_each);
 // The same over a cache with Q8_0 keys (KvCache::keys_q8 blocks) and F16 values, the n_q
 // queries quantized to ggml Q8_0 blocks (quant::quantize_row_q8_0; head h's dk / 32 blocks
 // at q + h * dk / 32 * 34): int8 dot products for the scores. dk a multiple of 32, at most

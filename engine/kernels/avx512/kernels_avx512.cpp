@@ -24,13 +24,15 @@ void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float
 }
 
 void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,
-            int dv, float scale, float* scratch, float* out, int64_t out_stride) {
-  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
+            int dv, float scale, float* scratch, float* out, int64_t out_stride, const int* n_pos_each) {
+  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride,
+                             n_pos_each);
 }
 
 void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values, int n_pos,
-                int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride) {
-  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride);
+                int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride, const int* n_pos_each) {
+  simd::FloatImpl<V>::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out, out_stride,
+                             n_pos_each);
 }
 
 void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk, int dv,

@@ -61,9 +61,18 @@ struct FloatImpl {
   // for this one (2 threads, a cache-flushing stream between layers; 0.69 from cache).
   // A head's result is bit for bit the same for any n_q: the sums of each head are formed
   // in one fixed order whatever the heads computed alongside it.
+  //
+  // n_pos_each (or nullptr: n_pos for every query): query h attends to positions
+  // [0, n_pos_each[h]) only, n_pos_each[h] <= n_pos - the queries of several tokens of one
+  // prefill under the causal mask, scored together so each block of keys and each value row
+  // is read once for all of them. Its scores beyond its own limit are computed and dropped,
+  // its weights there are exactly 0, and 0 x v added to a sum changes no bit of it (a sum
+  // that starts at +0 is never -0), so each query's result is bit for bit the one it gets
+  // alone with n_pos = n_pos_each[h].
   template <class T>
   static void attend(const float* q, int64_t q_stride, int n_q, const T* keys, const T* values, int n_pos, int dk,
-                     int dv, float scale, float* scratch, float* out, int64_t out_stride) {
+                     int dv, float scale, float* scratch, float* out, int64_t out_stride,
+                     const int* n_pos_each = nullptr) {
     float* scores = scratch;  // n_q x n_pos
     if (dk == 64)
       score_keys<64>(q, q_stride, n_q, keys, n_pos, 64, scale, scores);
@@ -71,21 +80,26 @@ struct FloatImpl {
       score_keys<128>(q, q_stride, n_q, keys, n_pos, 128, scale, scores);
     else
       score_keys<0>(q, q_stride, n_q, keys, n_pos, dk, scale, scores);
-    weigh_values(scores, n_q, n_pos, values, dv, out, out_stride);
+    weigh_values(scores, n_q, n_pos, values, dv, out, out_stride, n_pos_each);
   }
 
   // Softmax of each head's n_pos scores (scores + h * n_pos), then
   // out_h[i] = sum_p scores_h[p] v_p[i], the value rows read in order, p ascending: a
-  // slice of up to 4 vectors of each row is loaded once and used by a block of heads
+  // slice of kSliceVecs vectors of each row is loaded once and used by a block of heads
   // whose sums stay in registers (one FMA chain per head and vector).
   template <class T>
   static void weigh_values(float* scores, int n_q, int n_pos, const T* values, int dv, float* out,
-                           int64_t out_stride) {
-    for (int h = 0; h < n_q; ++h) softmax_row(scores + static_cast<int64_t>(h) * n_pos, n_pos);
-    for (int i = 0; i < dv; i += 4 * L) {
-      const int nv = (dv - i) / L < 4 ? (dv - i) / L : 4;
+                           int64_t out_stride, const int* n_pos_each = nullptr) {
+    for (int h = 0; h < n_q; ++h) {
+      float* row = scores + static_cast<int64_t>(h) * n_pos;
+      const int own = n_pos_each ? n_pos_each[h] : n_pos;
+      softmax_row(row, own);
+      for (int p = own; p < n_pos; ++p) row[p] = 0.0f;
+    }
+    for (int i = 0; i < dv; i += kSliceVecs * L) {
+      const int nv = (dv - i) / L < kSliceVecs ? (dv - i) / L : kSliceVecs;
       for (int h0 = 0; h0 < n_q;) {
-        const int hb = n_q - h0 < kHeadBlock[nv] ? n_q - h0 : kHeadBlock[nv];
+        const int hb = balanced_block(n_q - h0, kHeadBlock[nv]);
         value_sums(nv, hb, scores + static_cast<int64_t>(h0) * n_pos, n_pos, values + i, dv,
                    out + h0 * out_stride + i, out_stride);
         h0 += hb;
@@ -93,18 +107,32 @@ struct FloatImpl {
     }
   }
 
+  // Vectors of a value row summed per pass. 8 lanes: 2, so a pass holds 6 heads' sums
+  // (12 registers) and each widened row slice feeds 6 heads, not 3 (the F16 widening, not
+  // the FMAs, bounded 4-vector passes). 16 lanes: 4. Each output's sum is the same chain
+  // over the positions either way.
+  static constexpr int kSliceVecs = L == 8 ? 2 : 4;
+
+  // The next block of at most `most` when `left` remain, the blocks as even as possible
+  // (7 heads at most 6 -> 4 + 3, not 6 + 1: one head alone has too few FMA chains).
+  static constexpr int balanced_block(int left, int most) {
+    const int blocks = (left + most - 1) / most;
+    return (left + blocks - 1) / blocks;
+  }
+
   // scores[h * n_pos + p] = scale * (q_h . k_p) for every head and position. A block of 16
   // keys (dk x 16 values, a few KB) is read while kScoreHeads heads of the group use it:
   // in the transposed block one dimension of the 16 keys is one row of vectors, loaded (and
   // widened, for F16) once and multiplied into the sums of every head in turn, the query
   // element broadcast from memory. Each head keeps 4 FMA chains per vector of keys
-  // (dimensions i = j mod 4), added as (c0 + c1) + (c2 + c3): the same arithmetic whatever
+  // (dimensions i = j mod 4), added as (c0 + c1) + (c2 + c3) (16 lanes; 8 lanes: 2 chains
+  // per vector, score_heads_8): the same arithmetic whatever
   // the number of heads scored together, so a head's scores are bit for bit the same for
   // any n_q (and thread split). Loading each key row once per head instead (the earlier
   // form, with 16 chains per head) spent most of the time on loads and conversions.
   // DK: dk if known (64, 128: the key offsets become constants), else 0.
-  // Heads scored together, 4 accumulators each in registers (AVX2, 1 head -> 3: 1.41-1.53
-  // -> 1.26-1.32 ms per token for 24 layers x 1,500 positions of a 7-head group).
+  // Heads scored together: 16 lanes, 4 accumulators each in registers (7 x 4); 8 lanes,
+  // 4 (score_heads_8: 3 x 4 plus the two key vectors).
   static constexpr int kScoreHeads = L == 16 ? 7 : 3;
   template <int DK, class T>
   static void score_keys(const float* q, int64_t q_stride, int n_q, const T* keys, int n_pos, int dk_runtime,
@@ -114,14 +142,18 @@ struct FloatImpl {
     for (int p0 = 0; p0 < n_pos; p0 += 16) {
       const T* kb = keys + static_cast<int64_t>(p0) * dk;
       const int n_keys = n_pos - p0 < 16 ? n_pos - p0 : 16;
-      for (int h0 = 0; h0 < n_q; h0 += kScoreHeads) {
-        const int hb = n_q - h0 < kScoreHeads ? n_q - h0 : kScoreHeads;
+      for (int h0 = 0, hb = 0; h0 < n_q; h0 += hb) {
+        hb = balanced_block(n_q - h0, kScoreHeads);
         float* sh = scores + static_cast<int64_t>(h0) * n_pos + p0;
         switch (hb) {
 #define WAFER_SCORE_HEADS(HB)                                                                     \
   case HB:                                                                                        \
-    if constexpr (HB <= kScoreHeads)                                                              \
-      score_heads<DK, HB>(q + h0 * q_stride, q_stride, kb, dk, vscale, sh, n_pos, n_keys);        \
+    if constexpr (HB <= kScoreHeads) {                                                            \
+      if constexpr (L == 8)                                                                       \
+        score_heads_8<DK, HB>(q + h0 * q_stride, q_stride, kb, dk, vscale, sh, n_pos, n_keys);    \
+      else                                                                                        \
+        score_heads<DK, HB>(q + h0 * q_stride, q_stride, kb, dk, vscale, sh, n_pos, n_keys);      \
+    }                                                                                             \
     break;
           WAFER_SCORE_HEADS(1) WAFER_SCORE_HEADS(2) WAFER_SCORE_HEADS(3) WAFER_SCORE_HEADS(4)
           WAFER_SCORE_HEADS(5) WAFER_SCORE_HEADS(6) WAFER_SCORE_HEADS(7)
@@ -129,6 +161,42 @@ struct FloatImpl {
           default: break;
         }
       }
+    }
+  }
+
+  // score_keys for 8 lanes (AVX2, NEON as pairs of 128-bit registers): HB <= 3 heads x the
+  // block's 16 keys as two vectors, two FMA chains per head and vector (even and odd
+  // dimensions, added at the end). Both key vectors are widened once per dimension and each
+  // query element is broadcast once for both: 2 loads + HB broadcasts per 2 x HB FMAs,
+  // where one vector at a time loads every query element twice and is bound by loads. The
+  // same arithmetic for any number of heads alongside, as in score_heads.
+  template <int DK, int HB, class T>
+  static void score_heads_8(const float* q, int64_t q_stride, const T* kb, int dk_runtime, F vscale, float* sh,
+                            int n_pos, int n_keys) {
+    const int dk = DK ? DK : dk_runtime;
+    F acc[HB][2][2];
+    _Pragma("GCC unroll 8")
+    for (int h = 0; h < HB; ++h) acc[h][0][0] = acc[h][0][1] = acc[h][1][0] = acc[h][1][1] = V::zero_f();
+    _Pragma("GCC unroll 2")
+    for (int i = 0; i < dk; i += 2)
+      _Pragma("GCC unroll 2")
+      for (int j = 0; j < 2; ++j) {
+        const F k0 = load(kb + (i + j) * 16), k1 = load(kb + (i + j) * 16 + L);
+        _Pragma("GCC unroll 8")
+        for (int h = 0; h < HB; ++h) {
+          const F qi = V::set1f(q[h * q_stride + i + j]);
+          acc[h][0][j] = V::fmadd(k0, qi, acc[h][0][j]);
+          acc[h][1][j] = V::fmadd(k1, qi, acc[h][1][j]);
+        }
+      }
+    alignas(64) float part[16];
+    _Pragma("GCC unroll 8")
+    for (int h = 0; h < HB; ++h) {
+      float* dst = n_keys == 16 ? sh + static_cast<int64_t>(h) * n_pos : part;
+      V::storef(dst, V::mul(V::add_f(acc[h][0][0], acc[h][0][1]), vscale));
+      V::storef(dst + L, V::mul(V::add_f(acc[h][1][0], acc[h][1][1]), vscale));
+      if (n_keys < 16)
+        for (int k = 0; k < n_keys; ++k) sh[static_cast<int64_t>(h) * n_pos + k] = part[k];
     }
   }
 

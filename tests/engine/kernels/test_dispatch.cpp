@@ -338,7 +338,7 @@ TEST_CASE("attention and swiglu kernels match their definitions") {
         std::vector<float> scratch(attend_scratch_floats(1, n_pos, dv)), out(static_cast<size_t>(dv));
         const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
         const std::vector<float> kb = block_keys(kk, n_pos, dk);
-        k->attend(q.data(), dk, 1, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(), dv);
+        k->attend(q.data(), dk, 1, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(), dv, nullptr);
         auto want = attend_reference(q, kk, v, n_pos, dk, dv, scale);
         for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(out[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
       }
@@ -394,7 +394,7 @@ TEST_CASE("softmax weights far below the maximum are exactly zero, never denorma
     if (!k) continue;
     std::vector<float> scratch(attend_scratch_floats(1, n_pos, dv)), out(static_cast<size_t>(dv));
     const std::vector<float> kb = block_keys(kk, n_pos, dk);
-    k->attend(q.data(), dk, 1, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(), dv);
+    k->attend(q.data(), dk, 1, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(), dv, nullptr);
     check_weights(scratch.data(), k->name);
     for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(out[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
   }
@@ -425,17 +425,66 @@ TEST_CASE("grouped attention gives every query head what it gets alone") {
           std::vector<float> out(static_cast<size_t>(n_q * out_stride), -7.f);
           const std::vector<float> kb = block_keys(kk, n_pos, dk);
           k->attend(q.data(), q_stride, n_q, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(),
-                    out_stride);
+                    out_stride, nullptr);
           for (int h = 0; h < n_q; ++h) {
             std::vector<float> one(static_cast<size_t>(dv)), s1(attend_scratch_floats(1, n_pos, dv));
             k->attend(q.data() + h * q_stride, q_stride, 1, kb.data(), v.data(), n_pos, dk, dv, scale, s1.data(),
-                      one.data(), dv);
+                      one.data(), dv, nullptr);
             for (int i = 0; i < dv; ++i) REQUIRE(out[h * out_stride + i] == one[i]);
             for (int i = dv; i < out_stride; ++i) REQUIRE(out[h * out_stride + i] == -7.f);  // gaps untouched
             if (h == n_q - 1) {
               std::vector<float> qh(q.begin() + h * q_stride, q.begin() + h * q_stride + dk);
               auto want = attend_reference(qh, kk, v, n_pos, dk, dv, scale);
               for (int i = 0; i < dv; ++i) REQUIRE(std::fabs(one[i] - want[i]) <= 2e-5 * (1 + std::fabs(want[i])));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a prefill's tokens attended together each get their own causal result") {
+  // Forward::attention_blocks scores the query heads of several prefill tokens together,
+  // each with its own limit (n_pos_each: token t sees positions 0..pos0+t). Each must get
+  // bit for bit what it gets alone over its own positions, F32 and F16 caches, whatever the
+  // block (here the queries of 1-16 tokens of a 7-head group, and odd limits).
+  for (KernelIsa isa : kAllIsas) {
+    const SimdKernels* k = simd_kernels(isa);
+    if (!k) continue;
+    std::mt19937 rng(7);
+    std::normal_distribution<float> n01(0.f, 1.f);
+    for (int dk : {64, 128}) {
+      for (int tokens : {1, 3, 16}) {
+        for (int pos0 : {0, 14, 300}) {
+          INFO(k->name << " dk " << dk << " tokens " << tokens << " pos0 " << pos0);
+          const int group = 7, n_q = tokens * group, dv = dk, n_pos = pos0 + tokens;
+          std::vector<float> q(static_cast<size_t>(n_q * dk)), kk(static_cast<size_t>(n_pos * dk)),
+              v(static_cast<size_t>(n_pos * dv));
+          for (auto& x : q) x = 3 * n01(rng);
+          std::vector<uint16_t> v16(v.size());
+          for (size_t i = 0; i < kk.size(); ++i) kk[i] = f16_to_f32(f32_to_f16(n01(rng)));
+          for (size_t i = 0; i < v.size(); ++i) v[i] = f16_to_f32(v16[i] = f32_to_f16(n01(rng)));
+          const std::vector<float> kb = block_keys(kk, n_pos, dk);
+          std::vector<uint16_t> kb16(kb.size());
+          for (size_t i = 0; i < kb.size(); ++i) kb16[i] = f32_to_f16(kb[i]);
+          std::vector<int> limits(static_cast<size_t>(n_q));
+          for (int j = 0; j < n_q; ++j) limits[j] = pos0 + j / group + 1;
+          const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+          std::vector<float> scratch(attend_scratch_floats(n_q, n_pos, dv));
+          std::vector<float> out(static_cast<size_t>(n_q * dv)), out16(out.size());
+          k->attend(q.data(), dk, n_q, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), out.data(), dv,
+                    limits.data());
+          k->attend_f16(q.data(), dk, n_q, kb16.data(), v16.data(), n_pos, dk, dv, scale, scratch.data(),
+                        out16.data(), dv, limits.data());
+          for (int t = 0; t < tokens; ++t) {
+            const int own = pos0 + t + 1;
+            std::vector<float> alone(static_cast<size_t>(group * dv)), s1(attend_scratch_floats(group, own, dv));
+            k->attend(q.data() + t * group * dk, dk, group, kb.data(), v.data(), own, dk, dv, scale, s1.data(),
+                      alone.data(), dv, nullptr);
+            for (int i = 0; i < group * dv; ++i) {
+              REQUIRE(out[t * group * dv + i] == alone[i]);
+              REQUIRE(out16[t * group * dv + i] == alone[i]);
             }
           }
         }
@@ -469,9 +518,10 @@ TEST_CASE("attention over an F16 cache is the F32 kernel over the widened halves
           const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
           std::vector<float> scratch(attend_scratch_floats(n_q, n_pos, dv));
           std::vector<float> want(static_cast<size_t>(n_q * dv)), got(want.size(), -7.f);
-          k->attend(q.data(), dk, n_q, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), want.data(), dv);
+          k->attend(q.data(), dk, n_q, kb.data(), v.data(), n_pos, dk, dv, scale, scratch.data(), want.data(), dv,
+                    nullptr);
           k->attend_f16(q.data(), dk, n_q, kb16.data(), v16.data(), n_pos, dk, dv, scale, scratch.data(), got.data(),
-                        dv);
+                        dv, nullptr);
           REQUIRE(got == want);
         }
       }
