@@ -51,6 +51,7 @@ struct Options {
   bool warm = true;                   // honour wafer/warm: prefill a document's prompt at a position while idle
   bool early_prefill = true;          // prefill a keystroke's prompt during its debounce, while the engine is idle
   int latency_budget_ms = 300;        // typing: first token within this long, or the suffix is cut (0: off)
+  bool typing_budget = true;          // ...and within half the typical gap between keystrokes (typing_rhythm.h)
   bool amx = true;                    // AMX tiles for prefill where the CPU has them (EngineOptions::amx)
   bool mlock = false;                 // lock the model's weights in RAM (EngineOptions::lock_memory)
   std::vector<std::string> languages; // enabled languageIds; empty: all

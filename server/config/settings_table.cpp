@@ -103,6 +103,11 @@ const std::vector<Setting> kTable = {
      .help = "while typing, the first token of a suggestion within this long after the engine starts it: when the "
              "part of the prompt not already cached would take longer to prefill (by the engine's own measured "
              "speed), the suffix is cut, whole lines from its end, to fit; 0: off; an invoked request has no budget"},
+    {.flag = "--typing-budget", .key = "typingBudget", .commands = "lsp bench", .kind = OnOff,
+     .field = &Options::typing_budget, .def = "on",
+     .help = "while you type, the latency budget is also at most half the typical time between your keystrokes "
+             "(the median of the last 8 gaps under 1.5 s; at least 100 ms), so a suggestion shows before the next "
+             "keystroke; the rest of the cursor's line always stays in the prompt"},
     {.flag = "--max-tokens", .key = "maxTokens", .commands = "lsp complete bench", .kind = Int, .field = &Options::max_tokens,
      .lo = 1, .hi = 4096, .metavar = "N", .def = "64", .help = "longest suggestion in tokens"},
     {.flag = "--prefix-lines", .key = "prefixLines", .commands = "lsp bench", .kind = Int,

@@ -172,8 +172,8 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   if (p.trigger_kind != lsp::kTriggerInvoked) {
     // Debounce from the last keystroke, not from the request.
     double since_edit = 1e9;
-    if (auto e = last_edit_.find(uri); e != last_edit_.end())
-      since_edit = std::chrono::duration<double, std::milli>(t0 - e->second).count();
+    if (auto e = rhythm_.find(uri); e != rhythm_.end() && e->second.seen())
+      since_edit = std::chrono::duration<double, std::milli>(t0 - e->second.last()).count();
     job.debounce_ms = std::max(0, options_.debounce_ms - static_cast<int>(since_edit));
   }
   PreparedCompletion prepared = prepare(uri, *view, *offset);
@@ -197,8 +197,15 @@ void LspServer::on_completion(const json& params, Reply reply, bool inline_kind)
   st->served_by = scheduler_->served_by();
   job.request = std::move(prepared.request);  // with the stop rule, which runs on the engine thread
   // Automatic requests (typing) have a first-token budget: over it, the engine shortens the
-  // suffix rather than answer late. An invoked request waits for the whole prompt.
-  if (p.trigger_kind != lsp::kTriggerInvoked) job.request.first_token_budget_ms = options_.latency_budget_ms;
+  // suffix rather than answer late; while the user types, it follows the typing rhythm
+  // (typing_rhythm.h). An invoked request waits for the whole prompt.
+  if (p.trigger_kind != lsp::kTriggerInvoked) {
+    int budget = options_.latency_budget_ms;
+    if (auto e = rhythm_.find(uri); options_.typing_budget && e != rhythm_.end())
+      budget = typing_budget_ms(budget, e->second.typical_gap_ms());
+    job.request.first_token_budget_ms = budget;
+    if (budget < options_.latency_budget_ms) stats_.record("typing_budget_ms", budget);
+  }
   stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
   if (alternatives || options_.ahead_tokens > 0) st->request = job.request;
   std::optional<CompletionRequest> early;  // submitted after the job (whose submit ends older background work)

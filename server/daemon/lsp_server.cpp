@@ -151,7 +151,7 @@ void LspServer::on_did_change_configuration(const json& params) {
 void LspServer::on_did_open(const json& params) {
   auto p = lsp::parse_params<lsp::DidOpenTextDocumentParams>(params);
   workspace_.open(p.text_document);
-  last_edit_[p.text_document.uri] = std::chrono::steady_clock::now();
+  rhythm_[p.text_document.uri].keystroke(std::chrono::steady_clock::now(), /*opening=*/true);
   stats_.count("documents_opened");
   if (root_uri_.empty() && index_root_.empty()) start_index(p.text_document.uri);
 }
@@ -170,13 +170,13 @@ void LspServer::on_did_change(const json& params) {
   // The document moved on: what was being decoded ahead of the old cursor is moot, and the
   // engine must be free for the request that follows the keystroke.
   scheduler_->supersede(ahead_key(p.text_document.uri));
-  last_edit_[p.text_document.uri] = t0;
+  rhythm_[p.text_document.uri].keystroke(t0);
   stats_.record("did_change_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 void LspServer::on_did_close(const json& params) {
   auto p = lsp::parse_params<lsp::DidCloseTextDocumentParams>(params);
-  last_edit_.erase(p.text_document.uri);
+  rhythm_.erase(p.text_document.uri);
   typing_.forget(p.text_document.uri);
   scheduler_->supersede(ahead_key(p.text_document.uri));
   definitions_.erase(p.text_document.uri);
@@ -213,7 +213,7 @@ void LspServer::on_stats(Reply reply) {
                  {"typing_cache_entries", typing_.size()},
                  {"definition_lists", definitions_.size()},
                  {"extra_context_choices", extra_choice_.size()},
-                 {"edit_times", last_edit_.size()},
+                 {"edit_times", rhythm_.size()},
                  {"waiting_for_model", waiting_for_model_.size()},
                  {"open_requests", endpoint_.pending_requests()},
                  {"stats_stages", stats_.stages()},

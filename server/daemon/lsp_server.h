@@ -25,6 +25,7 @@
 #include "server/prompt/context.h"
 #include "server/prompt/extra_context.h"
 #include "server/daemon/stats.h"
+#include "server/daemon/typing_rhythm.h"
 #include "server/prompt/typing_cache.h"
 #include "server/prompt/workspace.h"
 #include "server/pull/model_choice.h"
@@ -171,10 +172,11 @@ class LspServer {
   std::shared_ptr<const WorkspaceIndex> index_;
   int64_t index_generation_ = 0;
   double index_build_ms_ = 0;
-  // Time of the last edit per document: the debounce counts from the last keystroke, so a
-  // client that waited before asking does not wait twice. Like every per-document map
-  // below, it holds at most one entry per open document: didClose erases it.
-  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> last_edit_;
+  // The typing rhythm per document (typing_rhythm.h): the debounce counts from the last
+  // keystroke, so a client that waited before asking does not wait twice, and an automatic
+  // request's first-token budget follows the gaps between keystrokes. Like every
+  // per-document map below, it holds at most one entry per open document: didClose erases it.
+  std::map<std::string, TypingRhythm, std::less<>> rhythm_;
   // The last suggestion per document, for typing-through (lsp_completion.cpp).
   TypingCache typing_;
   // Definitions per document and the version they were found in (extra context); one
