@@ -22,6 +22,7 @@ namespace wafer {
 struct ContextFile {
   std::string path;
   std::string text;
+  const char* source = "";  // where the daemon found it ("open", "same_file", "index", "recent"): statistics only
 };
 
 struct EngineOptions {

@@ -42,6 +42,7 @@ struct Options {
   int suffix_tokens = 256;            // FIM window: suffix budget in tokens
   int prefix_step_lines = 16;         // FIM window: the prefix start moves in steps of this many lines
   int extra_tokens = 512;             // budget for definitions from other files and beyond the window
+  int recent_tokens = 256;            // budget for chunks the user recently edited elsewhere (0: off)
   bool workspace_index = true;        // index the definitions of the workspace's files (index/workspace_index.h)
   int index_max_files = 5000;         // the index's cap on files
   int alternatives = 3;               // suggestions for an invoked request: the greedy one + sampled (1: greedy only)

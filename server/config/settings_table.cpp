@@ -129,6 +129,11 @@ const std::vector<Setting> kTable = {
     {.flag = "--extra-tokens", .key = "extraTokens", .commands = "lsp", .kind = Int,
      .field = &Options::extra_tokens, .lo = 0, .hi = 1 << 20, .metavar = "N", .def = "512",
      .help = "budget for definitions from other open files and from beyond the window (0: none)"},
+    {.flag = "--recent-tokens", .key = "recentTokens", .commands = "lsp", .kind = Int,
+     .field = &Options::recent_tokens, .lo = 0, .hi = 1 << 20, .metavar = "N", .def = "256",
+     .help = "budget for the places you recently edited elsewhere (in this file or others): up to 8 chunks of at "
+             "most 32 lines, the newest first into the budget, shown before the current file; a place joins them "
+             "when you start editing more than 24 lines away or in another file (0: none)"},
     {.flag = "--workspace-index", .key = "workspaceIndex", .commands = "lsp", .kind = OnOff,
      .field = &Options::workspace_index, .def = "on",
      .help = "index the definitions of every file of a supported language in the workspace folder, open or not, "

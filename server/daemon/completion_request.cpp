@@ -17,7 +17,7 @@ FimContext completion_context(const CompletionSite& site, FimWindow& window) {
   }
   const grammars::LanguageRules* rules = view.language ? grammars::language_rules(view.language->name) : nullptr;
   FimContext ctx = build_context(*view.snapshot, view.tree.get(), rules, site.offset, window);
-  if (extra_tokens > 0 && view.language) {
+  if ((extra_tokens > 0 || options.recent_tokens > 0) && view.language) {
     auto choose = [&] {
       // Names used in the window's complete lines.
       const std::string& pre = ctx.request.prefix;
@@ -30,7 +30,11 @@ FimContext completion_context(const CompletionSite& site, FimWindow& window) {
       if (site.own_definitions && (ctx.prefix_begin > 0 || ctx.suffix_end < view.snapshot->text.size()))
         sources.push_back(
             {prompt_path(site.root_uri, site.uri), &site.own_definitions(), ctx.prefix_begin, ctx.suffix_end, true});
-      return build_extra_context(names, sources, extra_tokens);
+      std::vector<ContextFile> chunks = build_extra_context(names, sources, extra_tokens);
+      if (site.recent && options.recent_tokens > 0)
+        for (ContextFile& c : site.recent(ctx.request.prefix + ctx.request.suffix, options.recent_tokens))
+          chunks.push_back(std::move(c));
+      return chunks;
     };
     ctx.request.extra = site.keep_extra ? site.keep_extra(ctx.prefix_begin, extra_tokens, choose) : choose();
   }

@@ -35,6 +35,10 @@ struct CompletionSite {
   // the window leaves part of the document out). Either may be empty.
   std::function<std::vector<ExtraSource>(const std::vector<std::string>& names)> others;
   std::function<const std::vector<Definition>&()> own_definitions;
+  // Optional: chunks the user recently edited elsewhere (prompt/recent_chunks.h) for a
+  // window showing `window` (prefix + suffix), within `budget` tokens; placed after the
+  // definitions, so they count in the extra context kept below.
+  std::function<std::vector<ContextFile>(std::string_view window, int budget)> recent;
   // Optional: keeps the extra context chosen at a window position. The prompt starts with
   // it, so a change costs a prefill of the whole prompt; while the user types, the names in
   // the window and the document's definitions change (a finished line adds names,

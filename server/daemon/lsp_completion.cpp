@@ -13,6 +13,7 @@
 #include "server/prompt/prompt_paths.h"
 #include "server/daemon/settings.h"
 #include "server/prompt/stop_rules.h"
+#include "server/prompt/token_estimate.h"
 
 namespace wafer {
 
@@ -82,6 +83,9 @@ CompletionSite LspServer::completion_site(const std::string& uri, const Workspac
     return sources;
   };
   site.own_definitions = [this, &uri, &view]() -> const std::vector<Definition>& { return definitions(uri, view); };
+  site.recent = [this](std::string_view window, int budget) {
+    return recent_.for_prompt(window, budget, [this](const std::string& u) { return prompt_path(root_uri_, u); });
+  };
   site.keep_extra = [this, &uri, &view](size_t window_begin, int budget, const CompletionSite::ChooseExtra& choose) {
     std::vector<std::pair<std::string, int64_t>> others;  // the documents it may draw on, and their versions
     for (const std::string& other : workspace_.uris()) {
@@ -91,6 +95,8 @@ CompletionSite LspServer::completion_site(const std::string& uri, const Workspac
         others.emplace_back(other, v->snapshot->version);
     }
     if (index_ && options_.workspace_index) others.emplace_back("", index_generation_);  // "": the index
+    if (options_.recent_tokens > 0)  // " recent": the ring of recent edits
+      others.emplace_back(" recent", static_cast<int64_t>(recent_.generation()));
     auto it = extra_choice_.find(uri);
     if (it != extra_choice_.end() && it->second.window_begin == window_begin && it->second.budget_tokens == budget &&
         it->second.others == others)
@@ -105,6 +111,9 @@ CompletionSite LspServer::completion_site(const std::string& uri, const Workspac
 PreparedCompletion LspServer::prepare(const std::string& uri, const Workspace::View& view, size_t offset) {
   PreparedCompletion p = prepare_completion(completion_site(uri, view, offset));
   if (!p.request.extra.empty()) stats_.count("extra_context");
+  // Estimated tokens per source of extra context (sums over requests: divide by inline_requests).
+  for (const ContextFile& f : p.request.extra)
+    if (*f.source) stats_.count(std::string("extra_tokens_") + f.source, estimate_tokens(f.text));
   return p;
 }
 

@@ -84,7 +84,10 @@ std::vector<ExtraSource> LspServer::index_sources(const std::vector<std::string>
   std::sort(open.begin(), open.end());
   std::vector<ExtraSource> sources = index_->sources_for(names, language, open, related_languages);
   // Named as the open documents are (relative to the client's root, if it gave one).
-  for (ExtraSource& s : sources) s.path = prompt_path(root_uri_, uri_from_path(index_->root() + "/" + s.path));
+  for (ExtraSource& s : sources) {
+    s.path = prompt_path(root_uri_, uri_from_path(index_->root() + "/" + s.path));
+    s.kind = "index";
+  }
   return sources;
 }
 

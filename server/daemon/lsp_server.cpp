@@ -29,6 +29,10 @@ LspServer::LspServer(uv_loop_t* loop, Options options, Hooks hooks, Logger& log)
   });
   endpoint_.set_gate([this](const jsonrpc::Message& m) { return gate(m); });
   register_handlers();
+  recent_.set_snapshot_of([this](const std::string& uri) -> std::shared_ptr<const Snapshot> {
+    std::optional<Workspace::View> v = workspace_.get(uri);
+    return v ? v->snapshot : nullptr;
+  });
 }
 
 LspServer::~LspServer() {
@@ -171,7 +175,19 @@ void LspServer::on_did_change(const json& params) {
   // engine must be free for the request that follows the keystroke.
   scheduler_->supersede(ahead_key(p.text_document.uri));
   rhythm_[p.text_document.uri].keystroke(t0);
+  note_edit(p);
   stats_.record("did_change_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
+// The line of the first ranged change (a whole-text change says nothing about a place).
+void LspServer::note_edit(const lsp::DidChangeTextDocumentParams& p) {
+  if (options_.recent_tokens <= 0) return;
+  for (const auto& c : p.content_changes) {
+    if (!c.range) continue;
+    if (std::optional<Workspace::View> v = workspace_.get(p.text_document.uri))
+      recent_.edited(*v->snapshot, c.range->start.line);
+    return;
+  }
 }
 
 void LspServer::on_did_close(const json& params) {

@@ -24,6 +24,7 @@
 #include "server/daemon/scheduler.h"
 #include "server/prompt/context.h"
 #include "server/prompt/extra_context.h"
+#include "server/prompt/recent_chunks.h"
 #include "server/daemon/stats.h"
 #include "server/daemon/typing_rhythm.h"
 #include "server/prompt/typing_cache.h"
@@ -74,6 +75,7 @@ class LspServer {
   void on_did_change_configuration(const nlohmann::json& params);
   void on_did_open(const nlohmann::json& params);
   void on_did_change(const nlohmann::json& params);
+  void note_edit(const lsp::DidChangeTextDocumentParams& p);  // for recent_
   void on_did_close(const nlohmann::json& params);
   void on_stats(jsonrpc::Reply reply);
 
@@ -177,6 +179,8 @@ class LspServer {
   // request's first-token budget follows the gaps between keystrokes. Like every
   // per-document map below, it holds at most one entry per open document: didClose erases it.
   std::map<std::string, TypingRhythm, std::less<>> rhythm_;
+  // The places recently edited (prompt/recent_chunks.h): at most 8 chunks over all documents.
+  RecentChunks recent_;
   // The last suggestion per document, for typing-through (lsp_completion.cpp).
   TypingCache typing_;
   // Definitions per document and the version they were found in (extra context); one

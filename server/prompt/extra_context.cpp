@@ -134,7 +134,7 @@ std::vector<ContextFile> build_extra_context(const std::vector<std::string>& ref
       taken.insert(d.snippet);
       chunk += d.snippet + "\n";
     }
-    if (!chunk.empty()) chunks.push_back({src.path, std::move(chunk)});
+    if (!chunk.empty()) chunks.push_back({src.path, std::move(chunk), src.current ? "same_file" : src.kind});
   }
   return chunks;
 }

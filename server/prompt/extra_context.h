@@ -44,6 +44,7 @@ struct ExtraSource {
   const std::vector<Definition>* definitions = nullptr;
   size_t window_begin = 0, window_end = 0;  // the current document: skip what the window shows
   bool current = false;
+  const char* kind = "open";  // ContextFile::source of its chunk: "open", "same_file" or "index"
 };
 
 // The chunks to place before the prefix, within budget_tokens (estimated). Sources are

@@ -1,0 +1,68 @@
+#include "server/prompt/recent_chunks.h"
+
+#include <algorithm>
+
+#include "server/prompt/token_estimate.h"
+
+namespace wafer {
+
+void RecentChunks::edited(const Snapshot& s, size_t line) {
+  if (active_ && active_->uri == s.uri) {
+    const size_t lo = active_->first > kJoinLines ? active_->first - kJoinLines : 0;
+    if (line >= lo && line <= active_->last + kJoinLines) {
+      active_->first = std::min(active_->first, line);
+      active_->last = std::max(active_->last, line);
+      return;
+    }
+  }
+  close_active();
+  active_ = Region{s.uri, line, line};
+}
+
+void RecentChunks::close_active() {
+  if (!active_) return;
+  Region r = std::move(*active_);
+  active_.reset();
+  const std::shared_ptr<const Snapshot> s = snapshot_of_ ? snapshot_of_(r.uri) : nullptr;
+  if (!s || s->line_count() == 0) return;
+  size_t first = r.first > kMarginLines ? r.first - kMarginLines : 0;
+  size_t last = std::min(s->line_count() - 1, r.last + kMarginLines);
+  if (first > last) return;
+  if (last - first + 1 > kMaxLines) {  // a long region: the lines around its last edit
+    last = std::min(s->line_count() - 1, r.last + kMarginLines);
+    first = last + 1 - kMaxLines;
+  }
+  const size_t begin = s->line_starts[first];
+  const size_t end = last + 1 < s->line_count() ? s->line_starts[last + 1] : s->text.size();
+  std::string text = s->text.substr(begin, end - begin);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return;
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  // The same place again replaces its older chunk (a chunk that now contains it, or that it contains).
+  std::erase_if(chunks_, [&](const Chunk& c) {
+    return c.uri == r.uri && (c.text.find(text) != std::string::npos || text.find(c.text) != std::string::npos);
+  });
+  chunks_.push_back({std::move(r.uri), std::move(text)});
+  while (chunks_.size() > kMaxChunks) chunks_.pop_front();
+  ++generation_;
+}
+
+std::vector<ContextFile> RecentChunks::for_prompt(std::string_view window, int budget_tokens,
+                                                  const std::function<std::string(const std::string&)>& path_of) const {
+  std::vector<ContextFile> out;
+  if (budget_tokens <= 0) return out;
+  // The newest chunks first into the budget, then shown oldest first.
+  size_t used = 0;
+  std::vector<const Chunk*> taken;
+  for (auto it = chunks_.rbegin(); it != chunks_.rend(); ++it) {
+    if (window.find(it->text) != std::string_view::npos) continue;  // the window shows it
+    const std::string path = path_of(it->uri);
+    const size_t cost = estimate_tokens(path) + estimate_tokens(it->text) + 2;
+    if (used + cost > static_cast<size_t>(budget_tokens)) continue;
+    used += cost;
+    taken.push_back(&*it);
+  }
+  for (auto it = taken.rbegin(); it != taken.rend(); ++it) out.push_back({path_of((*it)->uri), (*it)->text, "recent"});
+  return out;
+}
+
+}  // namespace wafer

@@ -1,0 +1,85 @@
+// The ring of recently edited places (server/prompt/recent_chunks.h).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "server/prompt/recent_chunks.h"
+
+using namespace wafer;
+
+namespace {
+
+// Documents of numbered lines ("a0", "a1", ...) the ring reads when a region closes.
+struct Docs {
+  std::map<std::string, std::shared_ptr<const Snapshot>> by_uri;
+  const Snapshot& put(const std::string& uri, const std::string& stem, int lines) {
+    std::string text;
+    for (int i = 0; i < lines; ++i) text += stem + std::to_string(i) + "\n";
+    by_uri[uri] = make_snapshot(uri, "python", 1, text);
+    return *by_uri[uri];
+  }
+};
+
+std::string path_of(const std::string& uri) { return uri.substr(uri.rfind('/') + 1); }
+
+}  // namespace
+
+TEST_CASE("recent chunks: a place joins the ring when the user edits elsewhere") {
+  Docs docs;
+  RecentChunks ring;
+  ring.set_snapshot_of([&](const std::string& uri) -> std::shared_ptr<const Snapshot> {
+    auto it = docs.by_uri.find(uri);
+    return it == docs.by_uri.end() ? nullptr : it->second;
+  });
+  const Snapshot& a = docs.put("file:///w/a.py", "a", 200);
+  const Snapshot& b = docs.put("file:///w/b.py", "b", 50);
+  ring.edited(a, 100);
+  ring.edited(a, 103);  // near: the same place
+  ring.edited(a, 110);
+  CHECK(ring.chunks().empty());
+  CHECK(ring.generation() == 0);
+  ring.edited(b, 10);  // another document: a's place is closed
+  REQUIRE(ring.chunks().size() == 1);
+  CHECK(ring.generation() == 1);
+  // Lines 96..114 of a: the edited lines and 4 around them.
+  const std::string& text = ring.chunks()[0].text;
+  CHECK(text.rfind("a96\n", 0) == 0);
+  CHECK(text.find("a114\n") != std::string::npos);
+  CHECK(text.find("a95\n") == std::string::npos);
+  CHECK(text.find("a115\n") == std::string::npos);
+  ring.edited(b, 40);  // 30 lines away in b: b's first place closes too
+  REQUIRE(ring.chunks().size() == 2);
+  ring.edited(a, 105);  // back in a's first place: its chunk moves to the end, not twice
+  ring.edited(b, 0);
+  REQUIRE(ring.chunks().size() == 3);
+  CHECK(ring.chunks()[0].uri == "file:///w/b.py");
+  CHECK(ring.chunks()[1].uri == "file:///w/b.py");
+  CHECK(ring.chunks()[2].uri == "file:///w/a.py");
+
+  SECTION("the prompt shows them oldest first, not those the window shows, within the budget") {
+    auto all = ring.for_prompt("", 10000, path_of);
+    REQUIRE(all.size() == 3);
+    CHECK(all[0].path == "b.py");
+    CHECK(all[2].path == "a.py");
+    CHECK(std::string(all[2].source) == "recent");
+    // A window that shows a's chunk leaves it out.
+    auto without_a = ring.for_prompt(std::string("x\n") + ring.chunks()[2].text + "y\n", 10000, path_of);
+    REQUIRE(without_a.size() == 2);
+    CHECK(without_a[1].path == "b.py");
+    // A small budget keeps the newest that fit.
+    auto newest = ring.for_prompt("", 60, path_of);
+    REQUIRE(newest.size() == 1);
+    CHECK(newest[0].path == "a.py");
+    CHECK(ring.for_prompt("", 0, path_of).empty());
+  }
+  SECTION("at most 8 chunks; a closed document's place is dropped") {
+    for (int i = 0; i < 12; ++i) ring.edited(a, static_cast<size_t>(i % 2 ? 10 : 150) + i);
+    CHECK(ring.chunks().size() == RecentChunks::kMaxChunks);
+    docs.by_uri.erase("file:///w/a.py");
+    const uint64_t g = ring.generation();
+    ring.edited(b, 45);
+    CHECK(ring.generation() == g);  // a's open place could not be read: nothing joined
+  }
+}
