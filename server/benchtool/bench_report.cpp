@@ -205,6 +205,16 @@ std::string format_server_stats(const json& stats) {
            fmt("%.1f", parts[0] / changes) + ", before the cursor " + fmt("%.1f", parts[1] / changes) +
            ", after it " + fmt("%.1f", parts[2] / changes) + ", markers and headers " + fmt("%.1f", parts[3] / changes) +
            "\n";
+  if (latency.contains("typing_budget_ms"))
+    out += "server: typing budget p50 " + ms(p("typing_budget_ms", "p50")) + " ms on " +
+           fmt("%.0f", p("typing_budget_ms", "count")) + " requests (the rhythm's share of latencyBudgetMs)\n";
+  const double requests = count("inline_requests");
+  const double sources[] = {count("extra_tokens_open"), count("extra_tokens_index"), count("extra_tokens_same_file"),
+                            count("extra_tokens_recent")};
+  if (requests > 0 && sources[0] + sources[1] + sources[2] + sources[3] > 0)
+    out += "server: extra context per request (estimated tokens, mean): open files " + fmt("%.0f", sources[0] / requests) +
+           ", workspace index " + fmt("%.0f", sources[1] / requests) + ", same file " +
+           fmt("%.0f", sources[2] / requests) + ", recent edits " + fmt("%.0f", sources[3] / requests) + "\n";
   if (latency.contains("background_wait_ms"))
     out += "server: waited behind background work p50 " + ms(p("background_wait_ms", "p50")) + "  p99 " +
            ms(p("background_wait_ms", "p99")) + " ms; behind the early prefill of its own prompt p50 " +
