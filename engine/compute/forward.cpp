@@ -358,10 +358,11 @@ void Forward::attention_blocks(int layer, int n, int pos0, KvCache& kv, int bloc
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
   const int threads = pool_.size();
   const int n_q = block * group, n_pos_max = pos0 + n;
-  // Per thread: the scores, then the batch's queries, outputs and limits.
+  // Per thread: the scores, then the batch's queries and outputs; and its queries' limits.
   const size_t scores_floats = attend_scratch_floats(n_q, n_pos_max, dv);
-  const size_t per_thread = scores_floats + static_cast<size_t>(n_q) * (dk + dv) + static_cast<size_t>(n_q);
+  const size_t per_thread = scores_floats + static_cast<size_t>(n_q) * (dk + dv);
   grow(scores_, static_cast<size_t>(threads) * per_thread);
+  if (limits_.size() < static_cast<size_t>(threads) * n_q) limits_.resize(static_cast<size_t>(threads) * n_q);
   const int blocks = (n + block - 1) / block;
   const int64_t items = int64_t{blocks} * n_kv;
   const bool f16 = kv.type() == KvType::F16;
@@ -370,7 +371,7 @@ void Forward::attention_blocks(int layer, int n, int pos0, KvCache& kv, int bloc
     float* scratch = scores_.data() + static_cast<size_t>(thread) * per_thread;
     float* qs = scratch + scores_floats;
     float* outs = qs + static_cast<size_t>(n_q) * dk;
-    int* limits = reinterpret_cast<int*>(outs + static_cast<size_t>(n_q) * dv);
+    int* limits = limits_.data() + static_cast<size_t>(thread) * n_q;
     for (int64_t item = thread; item < items; item += threads) {
       const int b = static_cast<int>(item / n_kv), kvh = static_cast<int>(item % n_kv);
       const int t0 = b * block, t1 = std::min(n, t0 + block), count = (t1 - t0) * group;

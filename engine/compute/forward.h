@@ -95,6 +95,7 @@ class Forward {
   Scratch scores_;  // attention scratch per worker (scores, partial sums)
   Scratch rope_;    // (n, n_rot) cos then sin per position
   std::vector<uint8_t> q8_;  // Q8_0 keys: each worker's query heads as Q8_0 blocks
+  std::vector<int> limits_;  // attention_blocks: each worker's queries' causal limits
   kernels::ActivationSet in_xn_, in_att_, in_ff_, in_out_;
   StepProfile* profile_ = nullptr;
 };
