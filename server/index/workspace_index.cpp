@@ -1,9 +1,12 @@
 #include "server/index/workspace_index.h"
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "grammars/language_rules.h"
 #include "grammars/registry.h"
@@ -49,6 +52,31 @@ std::shared_ptr<const IndexedFile> index_text(std::string relative, const gramma
   return f;
 }
 
+// Files read and waiting to be parsed, in walk order.
+struct Pending {
+  std::string relative;
+  const grammars::Language* language;
+  std::string text;
+};
+
+// Parses a batch on `threads` threads (this one included), appending the results to `out`
+// in the batch's order: parsing is most of an index's time, and each file is independent.
+void parse_batch(std::vector<Pending>& batch, int threads, std::vector<std::shared_ptr<const IndexedFile>>& out) {
+  std::vector<std::shared_ptr<const IndexedFile>> done(batch.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < batch.size();)
+      done[i] = index_text(std::move(batch[i].relative), *batch[i].language, std::move(batch[i].text));
+  };
+  std::vector<std::thread> helpers;
+  const int extra = std::min<int>(threads, static_cast<int>(batch.size())) - 1;
+  for (int t = 0; t < extra; ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& h : helpers) h.join();
+  for (auto& f : done) out.push_back(std::move(f));
+  batch.clear();
+}
+
 }  // namespace
 
 std::shared_ptr<const IndexedFile> WorkspaceIndex::index_file(const std::string& root, const std::string& relative,
@@ -73,6 +101,9 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
   };
   std::vector<Folder> stack{{fs::path(root), ""}};
   auto stop = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+  const int threads = limits.threads > 0 ? limits.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  constexpr size_t kBatch = 64;  // files read before they are parsed together
+  std::vector<Pending> batch;
   while (!stack.empty() && !stop()) {
     Folder dir = std::move(stack.back());
     stack.pop_back();
@@ -110,15 +141,17 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
         ++index->counts_.too_large;
         continue;
       }
-      if (index->files_.size() >= limits.max_files || total + text.size() > limits.max_total_bytes) {
+      if (index->files_.size() + batch.size() >= limits.max_files || total + text.size() > limits.max_total_bytes) {
         index->counts_.truncated = true;
         stack.clear();
         break;
       }
       total += text.size();
-      index->files_.push_back(index_text(relative, *language, std::move(text)));
+      batch.push_back({relative, language, std::move(text)});
+      if (batch.size() == kBatch) parse_batch(batch, threads, index->files_);
     }
   }
+  if (!stop()) parse_batch(batch, threads, index->files_);
   index->finish();
   return index;
 }

@@ -29,6 +29,7 @@ struct IndexLimits {
   size_t max_file_bytes = 256 * 1024;     // a larger file is left out (generated code, data)
   size_t max_total_bytes = 64u << 20;     // source read in all
   size_t max_entries = 200000;            // folder entries looked at (a root such as $HOME)
+  int threads = 0;                        // parsing threads (0: one per CPU; they inherit the caller's nice value)
 };
 
 struct IndexedFile {
