@@ -29,13 +29,17 @@ TESTS=(
   server_test_jsonrpc server_test_framing server_test_utf8
 )
 # Under -cpu cortex-a57 again: the ones whose results go through the chosen kernels (the
-# others compute the same with either CPU model). The 0.5B-shaped model's generation runs
-# under -cpu max only (the slowest test under emulation; the same code as the small models).
+# others compute the same with either CPU model). Under -cpu max only: the 0.5B-shaped
+# model's generation (the slowest test under emulation; the same code as the small models)
+# and the reference models with F32, F16 and BF16 weights, which go through the scalar
+# backend (simd_backend.cpp) and differ from the quantized ones only there: the kernels they
+# reach, attention over F32 and F16 caches and SwiGLU, run under -cpu cortex-a57 in the
+# quantized models' reference tests and against the scalar twins in engine_test_dispatch.
 TESTS_PLAIN_NEON=(
   engine_test_dispatch engine_test_matmul_many engine_test_cpu_features
   engine_test_forward engine_test_forward_reference engine_test_kv_cache engine_test_session
 )
-EXCLUDE_PLAIN_NEON='0\.5B-shaped'
+EXCLUDE_PLAIN_NEON='0\.5B-shaped|^forward reference: (tiny-llama F32|tiny-qwen2 F16|small-llama BF16|F16 KV cache)'
 
 # Optimised as far as the runs under qemu need, without debug info: the engine at -O2, its
 # NEON kernel files at -O1 (engine/CMakeLists.txt: WAFER_NEON_OPT), the server, fixtures and
