@@ -7,7 +7,8 @@
 # about 4x faster than GNU ld), and python3-numpy for the
 # tools/train tests (torch is never installed here: training is run by hand). Idempotent: does nothing that is already done.
 # `scripts/setup.sh arm64` installs, in addition, the arm64 cross toolchain, the :arm64
-# multiarch library packages and qemu-user (scripts/arm64.sh).
+# multiarch library packages and qemu-user (scripts/arm64.sh; scripts/test.sh asks for them
+# when its arm64 phase is wanted, which it is by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
