@@ -7,7 +7,8 @@
 # about 4x faster than GNU ld), and python3-numpy for the
 # tools/train tests (torch is never installed here: training is run by hand). Idempotent: does nothing that is already done.
 # `scripts/setup.sh arm64` installs, in addition, the arm64 cross toolchain, the :arm64
-# multiarch library packages and qemu-user (scripts/arm64.sh).
+# multiarch library packages and qemu-user (scripts/arm64.sh; scripts/test.sh asks for them
+# when its arm64 phase is wanted, which it is by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +32,8 @@ fi
 # packages (nlohmann-json and Catch2 are headers, shared with the host), qemu-user to run the
 # tests, and the multiarch arm64 C and C++ runtime the tests run with under qemu (the cross
 # toolchain's own libc in /usr/aarch64-linux-gnu hangs at thread creation under qemu 7.2's
-# user mode; cmake/qemu-aarch64.sh). The -dev:arm64 packages bring their runtime libraries.
+# user mode; cmake/qemu-aarch64.sh). The -dev:arm64 packages bring their runtime libraries;
+# ninja-build is the generator scripts/arm64.sh builds with.
 if [ "${1:-}" = arm64 ]; then
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     echo "setup: adding the arm64 architecture to dpkg"
@@ -39,7 +41,7 @@ if [ "${1:-}" = arm64 ]; then
     arm64_update=1
   fi
   need=()
-  for pkg in crossbuild-essential-arm64 libc6:arm64 libstdc++6:arm64 libuv1-dev:arm64 libcurl4-openssl-dev:arm64 zlib1g-dev:arm64 qemu-user; do
+  for pkg in crossbuild-essential-arm64 ninja-build libc6:arm64 libstdc++6:arm64 libuv1-dev:arm64 libcurl4-openssl-dev:arm64 zlib1g-dev:arm64 qemu-user; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
   done
   if [ ${#need[@]} -gt 0 ]; then

@@ -3,7 +3,7 @@
 # and runs the whole test suite, then the reliability phases. Installs what it needs first
 # (scripts/setup.sh). Prints the time of every phase at the end.
 #
-# Phases (WAFER_PHASES, default all of them but arm64, in this order):
+# Phases (WAFER_PHASES, default all of them, in this order):
 #   build  cmake build of everything in BUILD_DIR (gcc, -Werror)
 #   editors  what the editor tests need beyond Debian 12's packages, kept in BUILD_DIR so
 #          reruns skip it: Neovim 0.10 built from Debian trixie's source packages
@@ -21,27 +21,26 @@
 #   tsan   scripts/sanitize.sh thread: TSan build of the scheduler and thread-pool tests
 #   fuzz   every libFuzzer target for FUZZ_SECONDS (default 10) over the committed corpus,
 #          two at a time, in the asan phase's build
-#   arm64  scripts/arm64.sh, only when asked for (WAFER_PHASES="build arm64"; about a
-#          quarter hour on two idle cores): cross build for 64-bit Arm Linux
-#          (ARM64_BUILD_DIR, default build-arm64), chosen tests under qemu-aarch64 with and
-#          without the dot product, and the bundled model's greedy completion compared with
-#          the x86 build's (which the build phase makes)
+#   arm64  scripts/arm64.sh: cross build for 64-bit Arm Linux (ARM64_BUILD_DIR, default
+#          build-arm64), chosen tests under qemu-aarch64 with and without the dot product,
+#          and the bundled model's greedy completion compared with the x86 build's (which
+#          the build phase makes); setup.sh installs its cross toolchain and qemu up front
 # Options through the environment: BUILD_DIR (default build), JOBS (default nproc),
 # WAFER_SANITIZE=ON for an ASan+UBSan main build, WAFER_PHASES="build test", FUZZ_SECONDS.
 # The clang phases need clang + libclang-rt-dev (setup.sh installs them); without them they
 # are reported as skipped, unless WAFER_REQUIRE_CLANG=1 (CI), where that is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz arm64}
+want() { [[ " $PHASES " == *" $1 "* ]]; }
+if want arm64; then ./scripts/setup.sh arm64; else ./scripts/setup.sh; fi
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
-PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 timings=()
 trap 'echo "test.sh: phase times: ${timings[*]:-none}"' EXIT
 
-want() { [[ " $PHASES " == *" $1 "* ]]; }
 run_phase() {  # run_phase NAME COMMAND...: runs and times it; a skip (exit 3) is reported
   local name=$1 start rc=0
   shift
