@@ -319,6 +319,28 @@ std::vector<float> block_keys(const std::vector<float>& k, int n_pos, int dk) {
   return out;
 }
 
+// Queries (3 x N(0,1)) and keys and values that are halves (N(0,1) rounded to F16), as floats
+// and as halves, the keys in KvCache's blocks (the NaN padding stays NaN as a half).
+struct HalfAttention {
+  std::vector<float> q, v, kb;
+  std::vector<uint16_t> v16, kb16;
+};
+HalfAttention half_attention(std::mt19937& rng, int n_q, int n_pos, int dk) {
+  std::normal_distribution<float> n01(0.f, 1.f);
+  HalfAttention d;
+  d.q.resize(static_cast<size_t>(n_q * dk));
+  std::vector<float> kk(static_cast<size_t>(n_pos * dk));
+  d.v.resize(static_cast<size_t>(n_pos * dk));
+  d.v16.resize(d.v.size());
+  for (auto& x : d.q) x = 3 * n01(rng);
+  for (auto& x : kk) x = f16_to_f32(f32_to_f16(n01(rng)));
+  for (size_t i = 0; i < d.v.size(); ++i) d.v[i] = f16_to_f32(d.v16[i] = f32_to_f16(n01(rng)));
+  d.kb = block_keys(kk, n_pos, dk);
+  d.kb16.resize(d.kb.size());
+  for (size_t i = 0; i < d.kb.size(); ++i) d.kb16[i] = f32_to_f16(d.kb[i]);
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("attention and swiglu kernels match their definitions") {
@@ -453,21 +475,14 @@ TEST_CASE("a prefill's tokens attended together each get their own causal result
     const SimdKernels* k = simd_kernels(isa);
     if (!k) continue;
     std::mt19937 rng(7);
-    std::normal_distribution<float> n01(0.f, 1.f);
     for (int dk : {64, 128}) {
       for (int tokens : {1, 3, 16}) {
         for (int pos0 : {0, 14, 300}) {
           INFO(k->name << " dk " << dk << " tokens " << tokens << " pos0 " << pos0);
           const int group = 7, n_q = tokens * group, dv = dk, n_pos = pos0 + tokens;
-          std::vector<float> q(static_cast<size_t>(n_q * dk)), kk(static_cast<size_t>(n_pos * dk)),
-              v(static_cast<size_t>(n_pos * dv));
-          for (auto& x : q) x = 3 * n01(rng);
-          std::vector<uint16_t> v16(v.size());
-          for (size_t i = 0; i < kk.size(); ++i) kk[i] = f16_to_f32(f32_to_f16(n01(rng)));
-          for (size_t i = 0; i < v.size(); ++i) v[i] = f16_to_f32(v16[i] = f32_to_f16(n01(rng)));
-          const std::vector<float> kb = block_keys(kk, n_pos, dk);
-          std::vector<uint16_t> kb16(kb.size());
-          for (size_t i = 0; i < kb.size(); ++i) kb16[i] = f32_to_f16(kb[i]);
+          const HalfAttention d = half_attention(rng, n_q, n_pos, dk);
+          const std::vector<float> &q = d.q, &v = d.v, &kb = d.kb;
+          const std::vector<uint16_t> &v16 = d.v16, &kb16 = d.kb16;
           std::vector<int> limits(static_cast<size_t>(n_q));
           for (int j = 0; j < n_q; ++j) limits[j] = pos0 + j / group + 1;
           const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
@@ -500,21 +515,14 @@ TEST_CASE("attention over an F16 cache is the F32 kernel over the widened halves
     const SimdKernels* k = simd_kernels(isa);
     if (!k) continue;
     std::mt19937 rng(11);
-    std::normal_distribution<float> n01(0.f, 1.f);
     for (int dk : {16, 64, 128}) {
       for (int n_q : {1, 6, 7}) {
         for (int n_pos : {1, 17, 300}) {
           INFO(k->name << " dk " << dk << " n_q " << n_q << " n_pos " << n_pos);
           const int dv = dk;
-          std::vector<float> q(static_cast<size_t>(n_q * dk)), kk(static_cast<size_t>(n_pos * dk)),
-              v(static_cast<size_t>(n_pos * dv));
-          for (auto& x : q) x = 3 * n01(rng);
-          std::vector<uint16_t> v16(v.size());
-          for (size_t i = 0; i < kk.size(); ++i) kk[i] = f16_to_f32(f32_to_f16(n01(rng)));
-          for (size_t i = 0; i < v.size(); ++i) v[i] = f16_to_f32(v16[i] = f32_to_f16(n01(rng)));
-          const std::vector<float> kb = block_keys(kk, n_pos, dk);
-          std::vector<uint16_t> kb16(kb.size());
-          for (size_t i = 0; i < kb.size(); ++i) kb16[i] = f32_to_f16(kb[i]);  // NaN padding stays NaN
+          const HalfAttention d = half_attention(rng, n_q, n_pos, dk);
+          const std::vector<float> &q = d.q, &v = d.v, &kb = d.kb;
+          const std::vector<uint16_t> &v16 = d.v16, &kb16 = d.kb16;
           const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
           std::vector<float> scratch(attend_scratch_floats(n_q, n_pos, dv));
           std::vector<float> want(static_cast<size_t>(n_q * dv)), got(want.size(), -7.f);
