@@ -132,8 +132,8 @@ const std::vector<Setting> kTable = {
     {.flag = "--recent-tokens", .key = "recentTokens", .commands = "lsp", .kind = Int,
      .field = &Options::recent_tokens, .lo = 0, .hi = 1 << 20, .metavar = "N", .def = "256",
      .help = "budget for the places you recently edited elsewhere (in this file or others): up to 8 chunks of at "
-             "most 32 lines, the newest first into the budget, shown before the current file; a place joins them "
-             "when you start editing more than 24 lines away or in another file (0: none)"},
+             "most 32 lines and 4 KiB, the newest first into the budget, shown before the current file; a place "
+             "joins them when you start editing more than 24 lines away or in another file (0: none)"},
     {.flag = "--workspace-index", .key = "workspaceIndex", .commands = "lsp", .kind = OnOff,
      .field = &Options::workspace_index, .def = "on",
      .help = "index the definitions of every file of a supported language in the workspace folder, open or not, "

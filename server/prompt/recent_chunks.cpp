@@ -34,6 +34,7 @@ void RecentChunks::close_active() {
   }
   const size_t begin = s->line_starts[first];
   const size_t end = last + 1 < s->line_count() ? s->line_starts[last + 1] : s->text.size();
+  if (end - begin > kMaxBytes) return;
   std::string text = s->text.substr(begin, end - begin);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return;
   if (!text.empty() && text.back() != '\n') text += '\n';

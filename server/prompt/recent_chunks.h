@@ -27,7 +27,8 @@ class RecentChunks {
   static constexpr size_t kMaxChunks = 8;     // the ring's length
   static constexpr size_t kJoinLines = 24;    // an edit this close to the active region extends it
   static constexpr size_t kMarginLines = 4;   // lines kept around a region's edited lines
-  static constexpr size_t kMaxLines = 32;     // a chunk's longest text
+  static constexpr size_t kMaxLines = 32;     // a chunk's longest text, in lines
+  static constexpr size_t kMaxBytes = 4096;   // and in bytes: a longer one (minified code, a 1 MB line) is left out
 
   struct Chunk {
     std::string uri;

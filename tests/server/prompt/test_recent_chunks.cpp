@@ -74,6 +74,15 @@ TEST_CASE("recent chunks: a place joins the ring when the user edits elsewhere")
     CHECK(newest[0].path == "a.py");
     CHECK(ring.for_prompt("", 0, path_of).empty());
   }
+  SECTION("a place too long in bytes (a 1 MB line) does not join") {
+    docs.by_uri["file:///w/min.js"] = make_snapshot("file:///w/min.js", "javascript", 1, std::string(1 << 20, 'x') + "\n");
+    ring.edited(*docs.by_uri["file:///w/min.js"], 0);
+    const uint64_t g = ring.generation();
+    ring.edited(b, 45);
+    CHECK(ring.generation() == g);  // the edit in min.js closed b's place (4 chunks); min.js's own is left out
+    REQUIRE(ring.chunks().size() == 4);
+    for (const auto& c : ring.chunks()) CHECK(c.uri != "file:///w/min.js");
+  }
   SECTION("at most 8 chunks; a closed document's place is dropped") {
     for (int i = 0; i < 12; ++i) ring.edited(a, static_cast<size_t>(i % 2 ? 10 : 150) + i);
     CHECK(ring.chunks().size() == RecentChunks::kMaxChunks);
