@@ -28,10 +28,7 @@ void RecentChunks::close_active() {
   size_t first = r.first > kMarginLines ? r.first - kMarginLines : 0;
   size_t last = std::min(s->line_count() - 1, r.last + kMarginLines);
   if (first > last) return;
-  if (last - first + 1 > kMaxLines) {  // a long region: the lines around its last edit
-    last = std::min(s->line_count() - 1, r.last + kMarginLines);
-    first = last + 1 - kMaxLines;
-  }
+  if (last - first + 1 > kMaxLines) first = last + 1 - kMaxLines;  // a long region: the lines up to its last edit
   const size_t begin = s->line_starts[first];
   const size_t end = last + 1 < s->line_count() ? s->line_starts[last + 1] : s->text.size();
   if (end - begin > kMaxBytes) return;
