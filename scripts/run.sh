@@ -8,6 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+# New build trees use Ninja: CMake's Makefiles build the targets named on one command line
+# one after another; Ninja keeps every core busy. A tree configured before keeps its generator.
+if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then export CMAKE_GENERATOR=Ninja; fi
 
 BUILD_DIR=${BUILD_DIR:-build-release}
 PREFIX=$(realpath -m "${PREFIX:-$BUILD_DIR/install}")

@@ -65,6 +65,9 @@ configure() {  # configure DIR address|thread
 labels() { local IFS='|'; echo "^($*)\$"; }
 
 need_clang
+# New build trees (unless test.sh already chose) use Ninja: CMake's Makefiles build the targets named on one command line
+# one after another; Ninja keeps every core busy. A tree configured before keeps its generator.
+if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then export CMAKE_GENERATOR=Ninja; fi
 case "$mode" in
   configure)
     configure "${2:?DIR}" "${3:?address|thread}"

@@ -4,7 +4,8 @@
 # zlib + chromium (the bench HTML report test), Neovim (editor tests), Node.js/npm, the pinned
 # tree-sitter grammars (npm ci), clang with its sanitizer and libFuzzer runtimes and
 # llvm-symbolizer (scripts/sanitize.sh, bench/fuzz.sh), lld (links the ~100 test executables
-# about 4x faster than GNU ld), and python3-numpy for the
+# about 4x faster than GNU ld), ninja-build (the generator of every build tree the scripts
+# create), and python3-numpy for the
 # tools/train tests (torch is never installed here: training is run by hand). Idempotent: does nothing that is already done.
 # `scripts/setup.sh arm64` installs, in addition, the arm64 cross toolchain, the :arm64
 # multiarch library packages and qemu-user (scripts/arm64.sh; scripts/test.sh asks for them
@@ -17,7 +18,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 need=()
 for pkg in build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates neovim libcurl4-openssl-dev \
-           zlib1g-dev chromium python3 python3-numpy clang libclang-rt-dev llvm lld ${WAFER_EXTRA_PACKAGES:-}; do
+           zlib1g-dev chromium python3 python3-numpy clang libclang-rt-dev llvm lld ninja-build ${WAFER_EXTRA_PACKAGES:-}; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
 done
 if ! command -v npm >/dev/null 2>&1; then need+=(nodejs npm); fi

@@ -34,6 +34,9 @@ cd "$(dirname "$0")/.."
 PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz arm64}
 want() { [[ " $PHASES " == *" $1 "* ]]; }
 if want arm64; then ./scripts/setup.sh arm64; else ./scripts/setup.sh; fi
+# New build trees use Ninja: CMake's Makefiles build the targets named on one command line
+# one after another; Ninja keeps every core busy. A tree configured before keeps its generator.
+if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then export CMAKE_GENERATOR=Ninja; fi
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
