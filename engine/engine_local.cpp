@@ -33,7 +33,9 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
   if (!std::filesystem::is_regular_file(path, ec))
     return make_error("cannot load '" + path + "': " +
                       (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
-  auto model = Model::load(path, kernels::default_backend(options.amx));
+  // The pool first: its threads repack the weights they will multiply.
+  auto pool = std::make_unique<ThreadPool>(options.threads);
+  auto model = Model::load(path, kernels::default_backend(options.amx), pool.get());
   if (!model) return make_error("cannot load " + model.error().message);
   auto tokenizer = tokenizer_from_gguf((*model)->file());
   if (!tokenizer) return make_error("cannot load '" + path + "': " + tokenizer.error().message);
@@ -51,11 +53,11 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
   const FimTemplate resolved =
       resolve_fim_template(*tmpl, *fim, *tokenizer, preferred_fim_order((*model)->file()));
   return std::unique_ptr<LocalEngine>(
-      new LocalEngine(options, std::move(*model), std::move(*tokenizer), std::move(*fim), resolved));
+      new LocalEngine(options, std::move(pool), std::move(*model), std::move(*tokenizer), std::move(*fim), resolved));
 }
 
-LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, Tokenizer tokenizer, FimTokens fim,
-                         FimTemplate fim_template)
+LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<ThreadPool> pool, std::unique_ptr<Model> model,
+                         Tokenizer tokenizer, FimTokens fim, FimTemplate fim_template)
     : options_(std::move(options)),
       model_(std::move(model)),
       tokenizer_(std::move(tokenizer)),
@@ -94,7 +96,7 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<Model> model, To
     const int fit = static_cast<int>(static_cast<double>(options_.max_cache_mb) * 1024 * 1024 / per_session);
     max_sessions = std::max(1, std::min(max_sessions, fit));
   }
-  pool_ = std::make_unique<ThreadPool>(options_.threads);
+  pool_ = std::move(pool);
   sessions_ = std::make_unique<SessionPool>(*model_, *pool_, n_ctx, max_sessions, kv_type);
   char kv[160];
   std::snprintf(kv, sizeof kv, "KV cache %s: up to %d session%s of %d tokens, %.1f MiB each", kv_type_name(kv_type),

@@ -39,8 +39,8 @@ class LocalEngine final : public Engine {
   void set_forward_costs(const ForwardCosts& costs) { costs_ = costs; }
 
  private:
-  LocalEngine(EngineOptions options, std::unique_ptr<Model> model, Tokenizer tokenizer, FimTokens fim,
-              FimTemplate fim_template);
+  LocalEngine(EngineOptions options, std::unique_ptr<ThreadPool> pool, std::unique_ptr<Model> model,
+              Tokenizer tokenizer, FimTokens fim, FimTemplate fim_template);
 
   EngineOptions options_;
   std::unique_ptr<Model> model_;

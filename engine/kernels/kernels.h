@@ -3,7 +3,7 @@
 // This is the one place the forward pass touches weights, so per-ISA backends (scalar here;
 // AVX2, AVX-512/VNNI, AMX) plug in behind it without the model code changing:
 //
-//   load:     PackedMatrix w = backend.pack(view)          once per weight, at load
+//   load:     PackedMatrix w = backend.pack(view, &pool)   once per weight, at load
 //   forward:  ActivationSet x; x.reset(buffer, n, cols)    whenever `buffer` is rewritten
 //             backend.matmul(w, x, out, pool)              out (n x w.rows) = x * w^T
 //
@@ -105,8 +105,11 @@ class Backend {
   virtual std::string_view name() const = 0;
 
   // Prepares a weight for matmul. Fails (naming nothing: the caller adds the tensor name)
-  // for a type this backend cannot multiply.
-  virtual Result<PackedMatrix> pack(const MatrixView& w) const = 0;
+  // for a type this backend cannot multiply. With a pool, a repacking backend has each
+  // thread repack the rows it will own in matmul (thread_slice over the same pool size):
+  // the load takes 1/threads of the time, and each slice is first written by its owner.
+  virtual Result<PackedMatrix> pack(const MatrixView& w, ThreadPool* pool) const = 0;
+  Result<PackedMatrix> pack(const MatrixView& w) const { return pack(w, nullptr); }
 
   // out[t * out_stride + r] = dot(row r of w, activation t) for t < x.rows(), r < w.rows.
   // x.cols() must equal w.view.cols.

@@ -37,7 +37,7 @@ class ScalarBackend final : public Backend {
  public:
   std::string_view name() const override { return "scalar"; }
 
-  Result<PackedMatrix> pack(const MatrixView& w) const override {
+  Result<PackedMatrix> pack(const MatrixView& w, ThreadPool* /*pool*/) const override {
     if (!quant::is_supported_weight_type(w.type))
       return make_error("unsupported weight type " + std::string(tensor_type_name(w.type)));
     const TensorType act = quant::vec_dot_type(w.type);

@@ -83,13 +83,25 @@ class SimdBackend final : public Backend {
   std::string_view name() const override { return k_.name; }
   const SimdKernels* simd() const override { return &k_; }
 
-  Result<PackedMatrix> pack(const MatrixView& w) const override {
+  Result<PackedMatrix> pack(const MatrixView& w, ThreadPool* pool) const override {
     const size_t bytes = packed_bytes(w.type, w.rows, w.cols);
     if (bytes == 0) return scalar_backend().pack(w);
     auto piece = arena_.allocate(bytes);
     if (!piece.ok()) return piece.error();
-    if (!repack(w.type, w.data, w.rows, w.cols, piece->get()))
-      return make_error("cannot repack " + std::string(tensor_type_name(w.type)));
+    bool ok = true;
+    if (pool && pool->size() > 1) {
+      const int64_t panels = (w.rows + kPanelRows - 1) / kPanelRows;
+      std::atomic<bool> all{true};
+      pool->run([&](int t) {
+        const Slice s = thread_slice(panels, t, pool->size());  // the rows matmul gives thread t
+        if (s.begin < s.end && !repack(w.type, w.data, w.rows, w.cols, piece->get(), s.begin, s.end))
+          all.store(false, std::memory_order_relaxed);
+      });
+      ok = all.load();
+    } else {
+      ok = repack(w.type, w.data, w.rows, w.cols, piece->get());
+    }
+    if (!ok) return make_error("cannot repack " + std::string(tensor_type_name(w.type)));
     PackedMatrix p;
     p.view = w;
     p.act = ActivationFormat{quant::vec_dot_type(w.type), kPanelLayout};

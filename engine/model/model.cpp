@@ -54,15 +54,16 @@ std::vector<float> read_vector(const GgufTensor& t) {
 
 }  // namespace
 
-Result<std::unique_ptr<Model>> Model::load(const std::filesystem::path& path, const kernels::Backend& backend) {
+Result<std::unique_ptr<Model>> Model::load(const std::filesystem::path& path, const kernels::Backend& backend,
+                                           ThreadPool* pool) {
   auto file = GgufFile::open(path);
   if (!file) return file.error();
-  auto model = bind(std::move(*file), backend);
+  auto model = bind(std::move(*file), backend, pool);
   if (!model) return make_error(path.string() + ": " + model.error().message);
   return model;
 }
 
-Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend& backend) {
+Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend& backend, ThreadPool* pool) {
   std::unique_ptr<Model> m(new Model(std::move(file)));
   auto config = read_model_config(m->file_);
   if (!config) return config.error();
@@ -91,7 +92,7 @@ Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend
       kernels::PackedMatrix packed;
       std::vector<float> vec;
       if (spec.matrix) {
-        auto p = backend.pack(view_of(*t));
+        auto p = backend.pack(view_of(*t), pool);
         if (!p) return tensor_error(name, p.error().message);
         packed = std::move(*p);
       } else if (spec.ne1 == Dim::kNone) {
@@ -118,7 +119,7 @@ Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend
     }
   }
   if (!m->output_.data) {  // tied: the logits reuse the embedding matrix
-    auto p = backend.pack(m->token_embd_);
+    auto p = backend.pack(m->token_embd_, pool);
     if (!p) return tensor_error("token_embd.weight", p.error().message + " (as the tied output)");
     m->output_ = std::move(*p);
   }

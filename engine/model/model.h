@@ -31,12 +31,16 @@ struct LayerWeights {
 
 class Model {
  public:
-  // Opens and binds a GGUF file. Errors start with the path.
+  // Opens and binds a GGUF file. Errors start with the path. With a pool, every matrix is
+  // repacked by the threads that will multiply it (Backend::pack), the pool the forward
+  // passes then use.
   static Result<std::unique_ptr<Model>> load(const std::filesystem::path& path,
-                                             const kernels::Backend& backend = kernels::default_backend());
+                                             const kernels::Backend& backend = kernels::default_backend(),
+                                             ThreadPool* pool = nullptr);
   // Binds an already open file (tests build files in memory).
   static Result<std::unique_ptr<Model>> bind(GgufFile file,
-                                             const kernels::Backend& backend = kernels::default_backend());
+                                             const kernels::Backend& backend = kernels::default_backend(),
+                                             ThreadPool* pool = nullptr);
 
   const ModelConfig& config() const { return config_; }
   const GgufFile& file() const { return file_; }

@@ -75,7 +75,8 @@ int run_generate(const Options& o) {
   if (!expanded) return fail(expanded.error().message);
   auto resolved = resolve_model_path(*expanded, o.cache_dir);
   if (!resolved) return fail(resolved.error().message);
-  auto model = Model::load(*resolved, kernels::default_backend(o.amx));
+  ThreadPool pool(o.threads > 0 ? o.threads : 0);  // 0: one thread per physical core, as the daemon
+  auto model = Model::load(*resolved, kernels::default_backend(o.amx), &pool);  // repacked by the pool's threads
   if (!model) return fail(model.error().message);
   const ModelConfig& c = (*model)->config();
 
@@ -95,7 +96,6 @@ int run_generate(const Options& o) {
   }
   if (prompt.empty()) return fail("the prompt has no tokens");
 
-  ThreadPool pool(o.threads > 0 ? o.threads : 0);  // 0: one thread per physical core, as the daemon
   const int threads = pool.size();
   const int n_ctx = std::min<int>(o.context, static_cast<int>(std::max<uint32_t>(c.context_length, 16)));
   auto session = Session::create(**model, pool, n_ctx, *parse_kv_type(o.kv_type));  // checked by the parser
