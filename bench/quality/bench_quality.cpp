@@ -1,26 +1,34 @@
 // bench_quality: offline completion quality. On held-out real source files (by default the
 // machine's Python standard library and C headers), hide the rest of a line at random
-// points, ask the model through the daemon's own pipeline (context builder, mode, stop
-// rules as should_stop, post-processing), and report how often the first suggested line
-// equals the hidden text (exact) or is a non-empty start of it (prefix), with and without
-// the post-processing, plus how often each rule and filter fired.
+// points, ask the model through the daemon's own pipeline (prepare_completion: window,
+// extra context, mode, stop rule; then post-processing), and score the first suggested
+// line against the hidden text: exact, a non-empty start of it (prefix), the same first
+// token, edit similarity; with and without the post-processing; plus how often each rule
+// and filter fired.
 //
 //   bench_quality [--model models/wafer-tiny-code-q8_0.gguf] [--points 200] [--seed 1]
 //                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C]
 //                 [--token-healing on|off|both] [--suffix-tokens N[,N...]]
-//                 [--context window|index|both] [--index-max-files N] [DIR_OR_FILE ...]
+//                 [--context ROWS] [--open-files N] [--index-max-files N] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
 // --copy-strength C sets the copy predictor (engine/decode/copy_predictor.h; default: the model file's own,
 // 0: off), to compare the model with and without it.
-// --token-healing both asks two engines (healing off, then on) at every point of the same
-// run and prints a table for each.
+// --token-healing both asks with healing off, then on, at every point, a table for each.
 // --suffix-tokens 256,64,0 asks at every point with the suffix cut to each budget (the
 // window's suffix_tokens, in estimated tokens; the default is the daemon's): what a
 // shorter suffix - as the first-token budget cuts it while typing - costs in quality.
-// --context index adds extra context from the workspace index (server/index) of the folder
-// each file was taken from (recursive, the file itself left out), as the daemon builds it
-// for the names in the window, within the daemon's extraTokens budget fitted to the model;
-// both: every point with and without it.
+// --context ROWS (comma-separated, default window; `all` = all four; `both` = window,index)
+// asks at every point with the extra context of each row, each row adding its source to
+// the ones before it, with the daemon's budgets (extraTokens, recentTokens):
+//   window  the FIM window only;
+//   open    + open buffers: the --open-files (default 3) files listed next to the file in
+//           its folder are open, as an editor has neighbours open, and the same file's
+//           definitions beyond the window;
+//   index   + the workspace index (server/index) of the folder the file was taken from
+//           (recursive), as the daemon builds it for the names in the window;
+//   recent  + recent edits: the ring of recently edited places (server/prompt/recent_chunks.h)
+//           holds the places of the points asked before, as if the user had edited at each
+//           in turn before moving to this one.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -37,12 +45,13 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
+#include "server/benchtool/quality_metrics.h"
+#include "server/daemon/completion_request.h"
 #include "server/index/workspace_index.h"
-#include "server/prompt/context.h"
-#include "server/prompt/extra_context.h"
 #include "server/prompt/filters.h"
-#include "server/prompt/stop_rules.h"
-#include "server/prompt/syntax.h"
+#include "server/prompt/prompt_paths.h"
+#include "server/prompt/recent_chunks.h"
+#include "server/prompt/workspace.h"
 
 namespace fs = std::filesystem;
 using namespace wafer;
@@ -66,15 +75,31 @@ std::string trim(std::string_view s) {
 std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
 
 struct Tally {
-  int points = 0, exact = 0, prefix = 0, empty = 0, raw_exact = 0, raw_prefix = 0;
-  double ms = 0;
+  int points = 0, exact = 0, prefix = 0, first_token = 0, empty = 0, raw_exact = 0, raw_prefix = 0;
+  double similarity = 0, ms = 0;
 };
+
+// The extra context a row adds, in the order rows add them.
+enum class Row { kWindow, kOpen, kIndex, kRecent };
+constexpr const char* kRowNames[] = {"window", "open", "index", "recent"};
+constexpr const char* kRowLabels[] = {"window only", "+ open buffers", "+ workspace index", "+ recent edits"};
+
+bool parse_rows(const std::string& list, std::vector<Row>* rows) {
+  std::string expanded = list == "all" ? "window,open,index,recent" : list == "both" ? "window,index" : list;
+  std::stringstream in(expanded);
+  for (std::string item; std::getline(in, item, ',');) {
+    auto it = std::find_if(std::begin(kRowNames), std::end(kRowNames), [&](const char* n) { return item == n; });
+    if (it == std::end(kRowNames)) return false;
+    rows->push_back(static_cast<Row>(it - std::begin(kRowNames)));
+  }
+  return !rows->empty();
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string model = "models/wafer-tiny-code-q8_0.gguf";
-  int points = 200, max_tokens = 24, threads = 1, show = 0;
+  int points = 200, max_tokens = 24, threads = 1, show = 0, open_files = 3;
   float copy_strength = -1;  // < 0: the model file's own (engine/decode/copy_predictor.h)
   std::string healing = "on";
   std::vector<int> suffixes = {-1};  // -1: the daemon's window
@@ -95,6 +120,7 @@ int main(int argc, char** argv) {
     else if (a == "--copy-strength") copy_strength = std::strtof(next().c_str(), nullptr);
     else if (a == "--token-healing") healing = next();
     else if (a == "--context") context = next();
+    else if (a == "--open-files") open_files = std::max(0, std::atoi(next().c_str()));
     else if (a == "--index-max-files") index_limits.max_files = static_cast<size_t>(std::atol(next().c_str()));
     else if (a == "--suffix-tokens") {
       suffixes.clear();
@@ -106,12 +132,13 @@ int main(int argc, char** argv) {
   }
   if (roots.empty()) roots = {"/usr/lib/python3.11", "/usr/include"};
 
-  if (context != "window" && context != "index" && context != "both") {
-    std::fprintf(stderr, "bench_quality: --context: expected window, index or both\n");
+  std::vector<Row> rows;
+  if (!parse_rows(context, &rows)) {
+    std::fprintf(stderr, "bench_quality: --context: expected a comma-separated list of window, open, index, recent (or all)\n");
     return 1;
   }
   // Held-out files: .py and .h directly in the given folders (not recursive), sorted; each
-  // with the folder it came from (its workspace for --context index).
+  // with the folder it came from (its workspace for the index, its neighbours for open buffers).
   std::vector<fs::path> files;
   std::map<std::string, std::string> root_of;
   for (const fs::path& r : roots) {
@@ -129,32 +156,29 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::map<std::string, std::shared_ptr<const WorkspaceIndex>> indexes;  // by root, built when first needed
   std::sort(files.begin(), files.end());
   if (files.empty()) {
     std::fprintf(stderr, "bench_quality: no .py or .h files found\n");
     return 1;
   }
-
   if (healing != "on" && healing != "off" && healing != "both") {
     std::fprintf(stderr, "bench_quality: --token-healing: expected on, off or both\n");
     return 1;
   }
-  // One engine per token-healing setting and suffix budget measured.
+
+  // One engine per token-healing setting; one run per engine, suffix budget and row.
+  std::vector<std::unique_ptr<Engine>> engines;
   struct Run {
     std::string label;
+    Engine* engine = nullptr;
     int suffix_tokens = -1;
-    bool index = false;
-    std::unique_ptr<Engine> engine;
+    Row row = Row::kWindow;
     std::map<std::string, Tally> by_lang;
     std::map<std::string, int> fired;
   };
   std::vector<Run> runs;
-  for (bool with_index : {false, true})
-  for (bool on : {false, true})
-  for (int suffix : suffixes) {
+  for (bool on : {false, true}) {
     if (healing != "both" && (healing == "on") != on) continue;
-    if (context != "both" && (context == "index") != with_index) continue;
     EngineOptions eo;
     eo.model_path = model;
     eo.threads = threads;
@@ -165,21 +189,35 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_quality: %s\n", engine.error().message.c_str());
       return 1;
     }
-    std::string label = on ? "token healing on" : "token healing off";
-    if (suffix >= 0) label += ", suffix " + std::to_string(suffix) + " tokens";
-    label += with_index ? ", + workspace index" : ", window only";
-    runs.push_back({label, suffix, with_index, std::move(*engine), {}, {}});
+    engines.push_back(std::move(*engine));
+    for (int suffix : suffixes)
+      for (Row row : rows) {
+        std::string label = on ? "token healing on" : "token healing off";
+        if (suffix >= 0) label += ", suffix " + std::to_string(suffix) + " tokens";
+        label += std::string(", ") + kRowLabels[static_cast<int>(row)];
+        runs.push_back({label, engines.back().get(), suffix, row, {}, {}});
+      }
   }
-  const ModelInfo& info = runs[0].engine->info();
+  const ModelInfo& info = engines[0]->info();
   std::printf("model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
               info.name.c_str(), info.architecture.c_str(), info.fim_format.c_str(), info.context_length,
               info.copy_strength, files.size(), points, seed);
 
+  std::map<std::string, std::shared_ptr<const WorkspaceIndex>> indexes;  // by root, built when first needed
+  std::map<std::string, std::shared_ptr<const Snapshot>> visited;       // the points' files, by URI, as read
+  RecentChunks recent;  // the places of the points asked so far
+  recent.set_snapshot_of([&](const std::string& uri) {
+    auto it = visited.find(uri);
+    return it == visited.end() ? nullptr : it->second;
+  });
+  const Options defaults;
   std::mt19937 rng(seed);
   for (int n = 0; n < points; ++n) {
-    const fs::path& path = files[rng() % files.size()];
+    const size_t file_index = rng() % files.size();
+    const fs::path& path = files[file_index];
+    const std::string uri = uri_from_path(fs::absolute(path).lexically_normal().string());
     std::string text = read(path);
-    auto snap0 = make_snapshot("file://" + path.string(), "", 1, text);
+    auto snap0 = make_snapshot(uri, "", 1, text);
     // A line with something to complete, cut after its indentation + 0..len-1 characters.
     size_t line = 0, tries = 0;
     std::string_view l;
@@ -192,75 +230,116 @@ int main(int argc, char** argv) {
     size_t col = indent + rng() % (l.size() - indent);
     const size_t cursor = snap0->line_starts[line] + col;
     const std::string truth = trim(l.substr(col));
-    // The document as the user has it: the rest of the line not yet written.
-    std::string doc = text.substr(0, cursor) + text.substr(snap0->line_starts[line] + l.size());
+    // The editor: this document as the user has it (the rest of the line not yet written),
+    // and the files listed next to it in its folder.
     const grammars::Language* lang = grammars::language_by_path(path.string());
-    auto snap = make_snapshot("file://" + path.string(), lang ? std::string(lang->name) : "", 1, doc);
-    std::unique_ptr<SyntaxTree> syntax;
-    SharedTree tree;
-    const grammars::LanguageRules* rules = nullptr;
-    if (lang) {
-      syntax = std::make_unique<SyntaxTree>(*lang);
-      syntax->reset(doc);
-      tree = syntax->snapshot();
-      rules = grammars::language_rules(lang->name);
-    }
-    for (Run& run : runs) {
-      FimWindow w;
-      if (run.suffix_tokens >= 0) w.suffix_tokens = run.suffix_tokens;
-      int extra = run.index ? Options{}.extra_tokens : 0;
-      fit_to_context(w, extra, estimated_context(info), max_tokens);
-      if (info.copy_strength > 0) w.copy_bytes = kCopyBytes;  // as the daemon does
-      FimContext ctx = build_context(*snap, tree.get(), rules, cursor, w);
-      if (run.index && extra > 0 && lang) {
-        const std::string& root = root_of[path.string()];
-        auto& index = indexes[root];
-        if (!index) index = WorkspaceIndex::build(root, index_limits);
-        const std::string& pre = ctx.request.prefix;
-        const std::string window_text =
-            pre.substr(0, pre.size() - std::min(pre.size(), ctx.facts.line_head.size())) + ctx.facts.after_lines;
-        const std::vector<std::string> names = identifiers_in(window_text);
-        const std::string self = fs::relative(path, root).generic_string();  // the hidden line is in it
-        const auto sources = index->sources_for(names, lang->name, {self}, related_languages);
-        ctx.request.extra = build_extra_context(names, sources, extra);
+    const std::string language_id = lang ? std::string(lang->name) : "plaintext";
+    const std::string& root = root_of[path.string()];
+    const std::string root_uri = uri_from_path(root);
+    Workspace workspace;
+    workspace.open({uri, language_id, 1, text.substr(0, cursor) + text.substr(snap0->line_starts[line] + l.size())});
+    std::vector<std::string> open_paths;  // relative to the root, sorted: the index leaves them out
+    open_paths.push_back(fs::relative(path, root).generic_string());
+    for (size_t k = 1, opened = 0; opened < static_cast<size_t>(open_files) && k < files.size(); ++k) {
+      for (size_t idx : {file_index + k, file_index - k}) {  // after, then before (wraps past 0: skipped)
+        if (idx >= files.size() || root_of[files[idx].string()] != root || opened == static_cast<size_t>(open_files))
+          continue;
+        const grammars::Language* other = grammars::language_by_path(files[idx].string());
+        workspace.open({uri_from_path(fs::absolute(files[idx]).lexically_normal().string()),
+                        other ? std::string(other->name) : "plaintext", 1, read(files[idx])});
+        open_paths.push_back(fs::relative(files[idx], root).generic_string());
+        ++opened;
       }
-      const Mode mode = decide_mode(ctx.facts);
-      CompletionRequest req = ctx.request;
-      req.max_tokens = max_tokens;
+    }
+    std::sort(open_paths.begin(), open_paths.end());
+    const std::optional<Workspace::View> view = workspace.get(uri);
+    if (!view) continue;
+    std::map<std::string, std::vector<Definition>> definitions;  // by URI, found when first asked for
+    auto definitions_of = [&](const std::string& u, const Workspace::View& v) -> const std::vector<Definition>& {
+      auto [it, fresh] = definitions.try_emplace(u);
+      if (fresh)
+        if (const grammars::LanguageRules* rules = v.language ? grammars::language_rules(v.language->name) : nullptr)
+          it->second = find_definitions(*v.snapshot, v.tree.get(), *rules);
+      return it->second;
+    };
+
+    for (Run& run : runs) {
+      Options o;
+      o.max_tokens = max_tokens;
+      if (run.suffix_tokens >= 0) o.suffix_tokens = run.suffix_tokens;
+      o.extra_tokens = run.row >= Row::kOpen ? defaults.extra_tokens : 0;
+      o.recent_tokens = run.row >= Row::kRecent ? defaults.recent_tokens : 0;
+      CompletionSite site;
+      site.options = &o;
+      site.model = &info;
+      site.root_uri = root_uri;
+      site.uri = uri;
+      site.view = &*view;
+      site.offset = cursor;
+      site.others = [&](const std::vector<std::string>& names) {
+        std::vector<ExtraSource> sources;
+        for (const std::string& other : workspace.uris()) {  // sorted, as the daemon takes them
+          std::optional<Workspace::View> v = workspace.get(other);
+          if (other == uri || !v || !v->language || !lang || !related_languages(v->language->name, lang->name)) continue;
+          sources.push_back({prompt_path(root_uri, other), &definitions_of(other, *v), 0, 0, false});
+        }
+        if (run.row >= Row::kIndex && lang) {
+          auto& index = indexes[root];
+          if (!index) index = WorkspaceIndex::build(root, index_limits);
+          for (ExtraSource& s : index->sources_for(names, lang->name, open_paths, related_languages)) {
+            s.path = prompt_path(root_uri, uri_from_path(index->root() + "/" + s.path));
+            s.kind = "index";
+            sources.push_back(std::move(s));
+          }
+        }
+        return sources;
+      };
+      site.own_definitions = [&]() -> const std::vector<Definition>& { return definitions_of(uri, *view); };
+      site.recent = [&](std::string_view window, int budget) {
+        return recent.for_prompt(window, budget, [&](const std::string& u) { return prompt_path(root_uri, u); });
+      };
+      PreparedCompletion prepared = prepare_completion(site);
       std::string raw;
-      req.should_stop = [&](std::string_view t) { return find_stop(t, ctx.facts, mode).stopped; };
       auto t0 = std::chrono::steady_clock::now();
-      run.engine->complete(req, [&](const CompletionEvent& e) {
+      run.engine->complete(prepared.request, [&](const CompletionEvent& e) {
         if (e.kind == CompletionEvent::Kind::kDone) raw = e.text;
       });
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      Postprocessed pp = postprocess(raw, ctx.facts, mode);
+      Postprocessed pp = postprocess(raw, *prepared.facts, prepared.mode);
       for (const std::string& f : pp.fired) ++run.fired[f];
       Tally& t = run.by_lang[lang ? std::string(lang->name) : "other"];
       Tally& all = run.by_lang["(all)"];
       std::string got = trim(first_line(pp.text)), got_raw = trim(first_line(raw));
       if (n < show)
-        std::printf("%s:%zu mode %s, %s\n  hidden %s\n  raw    %s\n  shown  %s\n", path.filename().c_str(), line + 1,
-                    mode == Mode::kSingleLine ? "single" : "multi", run.label.c_str(), truth.c_str(),
-                    nlohmann::json(raw).dump().c_str(), nlohmann::json(pp.text).dump().c_str());
+        std::printf("%s:%zu mode %s, %s, %zu extra chunks\n  hidden %s\n  raw    %s\n  shown  %s\n",
+                    path.filename().c_str(), line + 1, prepared.mode == Mode::kSingleLine ? "single" : "multi",
+                    run.label.c_str(), prepared.request.extra.size(), truth.c_str(), nlohmann::json(raw).dump().c_str(),
+                    nlohmann::json(pp.text).dump().c_str());
+      const std::string_view truth_token = first_lexical_token(truth);
       for (Tally* x : {&t, &all}) {
         ++x->points;
         x->ms += ms;
         if (got.empty()) ++x->empty;
         if (got == truth) ++x->exact;
         if (!got.empty() && truth.starts_with(got)) ++x->prefix;
+        if (!got.empty() && first_lexical_token(got) == truth_token) ++x->first_token;
+        x->similarity += edit_similarity(got, truth);
         if (got_raw == truth) ++x->raw_exact;
         if (!got_raw.empty() && truth.starts_with(got_raw)) ++x->raw_prefix;
       }
     }
+    // The user edited here, then moves on to the next point.
+    visited[uri] = snap0;
+    recent.edited(*snap0, line);
   }
   for (const Run& run : runs) {
-    std::printf("%s\n%-8s %6s %8s %8s %8s %10s %10s %8s\n", run.label.c_str(), "lang", "points", "exact%", "prefix%",
-                "empty%", "raw_exact%", "raw_prefix%", "ms/pt");
+    std::printf("%s\n%-8s %6s %7s %8s %7s %7s %7s %10s %11s %7s\n", run.label.c_str(), "lang", "points", "exact%",
+                "prefix%", "token%", "edit%", "empty%", "raw_exact%", "raw_prefix%", "ms/pt");
     for (const auto& [name, t] : run.by_lang) {
-      auto pct = [&](int v) { return t.points ? 100.0 * v / t.points : 0.0; };
-      std::printf("%-8s %6d %8.1f %8.1f %8.1f %10.1f %10.1f %8.1f\n", name.c_str(), t.points, pct(t.exact),
-                  pct(t.prefix), pct(t.empty), pct(t.raw_exact), pct(t.raw_prefix), t.points ? t.ms / t.points : 0.0);
+      auto pct = [&](double v) { return t.points ? 100.0 * v / t.points : 0.0; };
+      std::printf("%-8s %6d %7.1f %8.1f %7.1f %7.1f %7.1f %10.1f %11.1f %7.1f\n", name.c_str(), t.points, pct(t.exact),
+                  pct(t.prefix), pct(t.first_token), pct(t.similarity), pct(t.empty), pct(t.raw_exact),
+                  pct(t.raw_prefix), t.points ? t.ms / t.points : 0.0);
     }
     std::printf("rules and filters fired (of %d points):\n", points);
     for (const auto& [name, count] : run.fired) std::printf("  %-28s %d\n", name.c_str(), count);
