@@ -3,7 +3,6 @@
 -- nothing with `yank = false`. Against the real daemon, it also checks that the yanked lines
 -- joined its ring (wafer/stats).
 local h = require('helpers')
-local client = require('wafer.client')
 local config = require('wafer.config')
 
 local FAKE = os.getenv('WAFER_TEST_FAKE') == '1'
@@ -14,8 +13,7 @@ end
 
 return {
   { 'y sends the yanked lines, d sends nothing', function()
-    local seen, restore = h.spy_notifications()
-    local ok, err = pcall(function()
+    h.with_notifications(function(seen)
       local buf = h.new_buffer('python', { 'import os', '', 'def add(a, b):', '    return "é" + a + b', 'x = 1' })
       vim.api.nvim_win_set_cursor(0, { 3, 4 })
       h.type('yj')  -- linewise: lines 3 and 4
@@ -36,21 +34,15 @@ return {
       h.sleep(100)
       h.eq(2, #yanks(seen), 'no wafer/yank for a delete')
       if not FAKE then
-        h.wait_for(function()
-          local stats = client.request_sync('wafer/stats', vim.empty_dict(), 1000, buf)
-          return stats and stats.counts and (stats.counts.yanks_added or 0) >= 1
-        end, 10000, 'the daemon to keep the yank')
+        h.wait_for_count(buf, 'yanks_added')
       end
       vim.cmd('bwipe!')
     end)
-    restore()
-    assert(ok, err)
   end },
 
   { 'yank = false sends nothing', function()
-    local seen, restore = h.spy_notifications()
     config.options.yank = false
-    local ok, err = pcall(function()
+    local ok, err = pcall(h.with_notifications, function(seen)
       h.new_buffer('python', { 'x = 1', 'y = 2' })
       h.type('yj')
       h.sleep(100)
@@ -58,7 +50,6 @@ return {
       vim.cmd('bwipe!')
     end)
     config.options.yank = true
-    restore()
     assert(ok, err)
   end },
 }

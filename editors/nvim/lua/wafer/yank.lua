@@ -10,11 +10,7 @@ local M = {}
 
 -- On TextYankPost in `buf`: sends the yanked lines' range; true when sent.
 function M.send(buf)
-  if config.options.yank == false or vim.v.event.operator ~= 'y' or not client.attached(buf) then
-    return false
-  end
-  local c = client.get()
-  if not c or not c.initialized then
+  if config.options.yank == false or vim.v.event.operator ~= 'y' or not client.ready(buf) then
     return false
   end
   -- The yanked text runs from mark '[ to mark '] (1-based rows, byte columns, inclusive).
