@@ -30,6 +30,20 @@ nlohmann::json yank_range(const std::string& uri, int l0, int c0, int l1, int c1
           {"range", {{"start", {{"line", l0}, {"character", c0}}}, {"end", {{"line", l1}, {"character", c1}}}}}};
 }
 
+// A server (no debounce) with rates.py and price.py open.
+struct TwoDocuments {
+  static Options options() {
+    Options o;
+    o.debounce_ms = 0;
+    return o;
+  }
+  LspFixture f{nlohmann::json{{"text", "x"}}, options()};
+  TwoDocuments() {
+    f.open(kRatesUri, kRatesText);
+    f.open(kPriceUri, kPriceText);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("recent edits: the place edited before shows in the next completion's prompt, counted as recent") {
@@ -54,11 +68,8 @@ TEST_CASE("recent edits: the place edited before shows in the next completion's 
 }
 
 TEST_CASE("wafer/yank: the yanked lines of another document show in the next completion's prompt, once") {
-  Options o;
-  o.debounce_ms = 0;
-  LspFixture f(nlohmann::json{{"text", "x"}}, o);
-  f.open(kRatesUri, kRatesText);
-  f.open(kPriceUri, kPriceText);
+  TwoDocuments docs;
+  LspFixture& f = docs.f;
   f.notify("wafer/yank", yank_range(kRatesUri, 2, 4, 3, 6));  // part of two lines: both whole
   f.notify("wafer/yank", yank_range(kRatesUri, 2, 0, 4, 0));  // the same lines, ending at the next line's start
   f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 2));
@@ -88,11 +99,8 @@ TEST_CASE("wafer/yank: the yanked lines of another document show in the next com
 }
 
 TEST_CASE("wafer/yank: malformed or unusable params are ignored: no reply, no change, the server serves on") {
-  Options o;
-  o.debounce_ms = 0;
-  LspFixture f(nlohmann::json{{"text", "x"}}, o);
-  f.open(kRatesUri, kRatesText);
-  f.open(kPriceUri, kPriceText);
+  TwoDocuments docs;
+  LspFixture& f = docs.f;
   const size_t before = f.sent().size();
   std::vector<nlohmann::json> bad = {
       nlohmann::json::array({1, 2}), nlohmann::json::array(), nlohmann::json::object(),
