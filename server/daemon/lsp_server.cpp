@@ -237,12 +237,14 @@ void LspServer::on_yank(const json& params) {
   } else {
     outcome = recent_.yanked_text(uri, text_it->get_ref<const std::string&>());
   }
+  // What a user does every day (yank a blank line, a long block, the same lines again) is
+  // logged at debug level; a range the client got wrong is a warning.
   switch (outcome) {
     case RecentChunks::Yank::kAdded: stats_.count("yanks_added"); break;
     case RecentChunks::Yank::kAlreadyThere: log_.debug("wafer/yank: the text is in the ring already"); break;
-    case RecentChunks::Yank::kBlank: log_.info("wafer/yank ignored: whitespace only"); break;
+    case RecentChunks::Yank::kBlank: log_.debug("wafer/yank ignored: whitespace only"); break;
     case RecentChunks::Yank::kTooLong:
-      log_.info("wafer/yank ignored: over " + std::to_string(RecentChunks::kMaxBytes) + " bytes in its first " +
+      log_.debug("wafer/yank ignored: over " + std::to_string(RecentChunks::kMaxBytes) + " bytes in its first " +
                 std::to_string(RecentChunks::kMaxLines) + " lines");
       break;
     case RecentChunks::Yank::kOutside: log_.warn("wafer/yank ignored: the range is not in " + uri); break;
