@@ -43,6 +43,7 @@ struct Options {
   int prefix_step_lines = 16;         // FIM window: the prefix start moves in steps of this many lines
   int extra_tokens = 512;             // budget for definitions from other files and beyond the window
   int recent_tokens = 256;            // budget for chunks the user recently edited elsewhere (0: off)
+  bool open_buffers = true;           // definitions from the other open documents in the extra context
   bool workspace_index = true;        // index the definitions of the workspace's files (index/workspace_index.h)
   int index_max_files = 5000;         // the index's cap on files
   int alternatives = 3;               // suggestions for an invoked request: the greedy one + sampled (1: greedy only)

@@ -133,7 +133,13 @@ const std::vector<Setting> kTable = {
      .field = &Options::recent_tokens, .lo = 0, .hi = 1 << 20, .metavar = "N", .def = "256",
      .help = "budget for the places you recently edited elsewhere (in this file or others): up to 8 chunks of at "
              "most 32 lines and 4 KiB, the newest first into the budget, shown before the current file; a place "
-             "joins them when you start editing more than 24 lines away or in another file (0: none)"},
+             "joins them when you start editing more than 24 lines away or in another file, text you yank "
+             "(`wafer/yank`) at once (0: none)"},
+    {.flag = "--open-buffers", .key = "openBuffers", .commands = "lsp", .kind = OnOff,
+     .field = &Options::open_buffers, .def = "on",
+     .help = "show definitions from the other open files (of related languages) for names used near the cursor "
+             "in the prompt (within `extraTokens`); off leaves them out, while the workspace index "
+             "(`workspaceIndex`) and recent edits (`recentTokens`) keep their own settings"},
     {.flag = "--workspace-index", .key = "workspaceIndex", .commands = "lsp", .kind = OnOff,
      .field = &Options::workspace_index, .def = "on",
      .help = "index the definitions of every file of a supported language in the workspace folder, open or not, "

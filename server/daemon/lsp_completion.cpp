@@ -73,7 +73,7 @@ CompletionSite LspServer::completion_site(const std::string& uri, const Workspac
   site.others = [this, &uri, &view](const std::vector<std::string>& names) {
     std::vector<ExtraSource> sources;
     for (const std::string& other : workspace_.uris()) {  // sorted: a stable order
-      if (other == uri) continue;
+      if (other == uri || !options_.open_buffers) continue;
       std::optional<Workspace::View> v = workspace_.get(other);
       if (!v || !v->language || !related_languages(v->language->name, view.language->name)) continue;
       sources.push_back({prompt_path(root_uri_, other), &definitions(other, *v), 0, 0, false});
@@ -89,7 +89,7 @@ CompletionSite LspServer::completion_site(const std::string& uri, const Workspac
   site.keep_extra = [this, &uri, &view](size_t window_begin, int budget, const CompletionSite::ChooseExtra& choose) {
     std::vector<std::pair<std::string, int64_t>> others;  // the documents it may draw on, and their versions
     for (const std::string& other : workspace_.uris()) {
-      if (other == uri) continue;
+      if (other == uri || !options_.open_buffers) continue;
       std::optional<Workspace::View> v = workspace_.get(other);
       if (v && v->language && related_languages(v->language->name, view.language->name))
         others.emplace_back(other, v->snapshot->version);

@@ -70,6 +70,7 @@ void LspServer::register_handlers() {
                        [this](const json& p, Reply r) { on_completion(p, std::move(r), /*inline_kind=*/false); });
   endpoint_.on_request("wafer/stats", [this](const json&, Reply r) { on_stats(std::move(r)); });
   endpoint_.on_notification("wafer/warm", [this](const json& p) { on_warm(p); });
+  endpoint_.on_notification("wafer/yank", [this](const json& p) { on_yank(p); });
 }
 
 std::optional<jsonrpc::Error> LspServer::gate(const jsonrpc::Message& m) {
@@ -187,6 +188,66 @@ void LspServer::note_edit(const lsp::DidChangeTextDocumentParams& p) {
     if (std::optional<Workspace::View> v = workspace_.get(p.text_document.uri))
       recent_.edited(*v->snapshot, c.range->start.line);
     return;
+  }
+}
+
+// Text the user yanked or copied joins the ring of recent chunks: the whole lines of a range
+// of an open document ({"textDocument", "range"}), or a text ({"text"}, with an optional
+// "textDocument" naming where it came from, open or not). Malformed params throw
+// InvalidParams, which the endpoint logs (a notification gets no reply).
+void LspServer::on_yank(const json& params) {
+  auto object = [](const json& v, const std::string& name) -> const json& {
+    if (!v.is_object()) throw jsonrpc::InvalidParams(name + ": expected an object, got " + v.type_name());
+    return v;
+  };
+  object(params, "params");
+  stats_.count("yanks");
+  std::string uri;
+  if (auto it = params.find("textDocument"); it != params.end())
+    uri = lsp::parse_params<lsp::TextDocumentIdentifier>(object(*it, "textDocument")).uri;
+  auto range_it = params.find("range");
+  auto text_it = params.find("text");
+  if (range_it != params.end() && uri.empty())
+    throw jsonrpc::InvalidParams("textDocument: a range needs the document it is in");
+  if (range_it == params.end() && (text_it == params.end() || !text_it->is_string()))
+    throw jsonrpc::InvalidParams("expected a textDocument and a range, or a text (a string)");
+  if (options_.recent_tokens <= 0) {
+    log_.debug("wafer/yank ignored: recentTokens is 0");
+    return;
+  }
+  RecentChunks::Yank outcome;
+  if (range_it != params.end()) {
+    lsp::Range r = lsp::parse_params<lsp::Range>(object(*range_it, "range"));
+    std::optional<Workspace::View> v = workspace_.get(uri);
+    if (!v) {
+      log_.warn("wafer/yank ignored: the document is not open: " + uri);
+      return;
+    }
+    Result<size_t> begin = offset_at(*v->snapshot, r.start, encoding_);
+    Result<size_t> end = offset_at(*v->snapshot, r.end, encoding_);
+    if (!begin || !end || *end < *begin) {
+      log_.warn("wafer/yank ignored: the range is not in " + uri + ": " +
+                (!begin ? begin.error().message : !end ? end.error().message : std::string("it ends before it starts")));
+      return;
+    }
+    // Whole lines; an end at the start of a line closes the line before it.
+    size_t last = static_cast<size_t>(r.end.line);
+    if (r.end.character == 0 && r.end.line > r.start.line) --last;
+    outcome = recent_.yanked_lines(*v->snapshot, static_cast<size_t>(r.start.line), last);
+  } else {
+    outcome = recent_.yanked_text(uri, text_it->get_ref<const std::string&>());
+  }
+  // What a user does every day (yank a blank line, a long block, the same lines again) is
+  // logged at debug level; a range the client got wrong is a warning.
+  switch (outcome) {
+    case RecentChunks::Yank::kAdded: stats_.count("yanks_added"); break;
+    case RecentChunks::Yank::kAlreadyThere: log_.debug("wafer/yank: the text is in the ring already"); break;
+    case RecentChunks::Yank::kBlank: log_.debug("wafer/yank ignored: whitespace only"); break;
+    case RecentChunks::Yank::kTooLong:
+      log_.debug("wafer/yank ignored: over " + std::to_string(RecentChunks::kMaxBytes) + " bytes in its first " +
+                std::to_string(RecentChunks::kMaxLines) + " lines");
+      break;
+    case RecentChunks::Yank::kOutside: log_.warn("wafer/yank ignored: the range is not in " + uri); break;
   }
 }
 

@@ -76,6 +76,7 @@ class LspServer {
   void on_did_open(const nlohmann::json& params);
   void on_did_change(const nlohmann::json& params);
   void note_edit(const lsp::DidChangeTextDocumentParams& p);  // for recent_
+  void on_yank(const nlohmann::json& params);                 // wafer/yank, for recent_
   void on_did_close(const nlohmann::json& params);
   void on_stats(jsonrpc::Reply reply);
 

@@ -35,13 +35,43 @@ void RecentChunks::close_active() {
   std::string text = s->text.substr(begin, end - begin);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return;
   if (!text.empty() && text.back() != '\n') text += '\n';
+  push(std::move(r.uri), std::move(text));
+}
+
+void RecentChunks::push(std::string uri, std::string text) {
   // The same place again replaces its older chunk (a chunk that now contains it, or that it contains).
   std::erase_if(chunks_, [&](const Chunk& c) {
-    return c.uri == r.uri && (c.text.find(text) != std::string::npos || text.find(c.text) != std::string::npos);
+    return c.uri == uri && (c.text.find(text) != std::string::npos || text.find(c.text) != std::string::npos);
   });
-  chunks_.push_back({std::move(r.uri), std::move(text)});
+  chunks_.push_back({std::move(uri), std::move(text)});
   while (chunks_.size() > kMaxChunks) chunks_.pop_front();
   ++generation_;
+}
+
+RecentChunks::Yank RecentChunks::yanked_lines(const Snapshot& s, size_t first, size_t last) {
+  if (first > last || last >= s.line_count()) return Yank::kOutside;
+  last = std::min(last, first + kMaxLines - 1);
+  const size_t begin = s.line_starts[first];
+  const size_t end = last + 1 < s.line_count() ? s.line_starts[last + 1] : s.text.size();
+  return yanked_text(s.uri, std::string_view(s.text).substr(begin, end - begin));
+}
+
+RecentChunks::Yank RecentChunks::yanked_text(std::string uri, std::string_view text) {
+  // Its first kMaxLines lines.
+  size_t end = 0;
+  for (size_t lines = 0; end < text.size() && lines < kMaxLines; ++lines) {
+    const size_t nl = text.find('\n', end);
+    end = nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  text = text.substr(0, end);
+  if (text.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) return Yank::kBlank;
+  if (text.size() > kMaxBytes) return Yank::kTooLong;
+  std::string chunk(text);
+  if (chunk.back() != '\n') chunk += '\n';
+  for (const Chunk& c : chunks_)
+    if (c.text.find(chunk) != std::string::npos) return Yank::kAlreadyThere;
+  push(std::move(uri), std::move(chunk));
+  return Yank::kAdded;
 }
 
 std::vector<ContextFile> RecentChunks::for_prompt(std::string_view window, int budget_tokens,

@@ -5,6 +5,8 @@
 // join the ring. The prompt shows the ring's chunks before the current file, oldest first,
 // so the ring changes only when the user moves to another place, which moves the window
 // and its cached prompt anyway: while typing in one place the prompt's start stays put.
+// Text the user yanked or copied joins the ring too (yanked_lines, yanked_text), as
+// llama.vim's ring of yanked chunks does.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +39,16 @@ class RecentChunks {
 
   // An edit at `line` of the document s (its text after the edit).
   void edited(const Snapshot& s, size_t line);
+  // Text the user yanked or copied joins the ring as a chunk: the whole lines first..last
+  // of s (kMaxLines of them at most, from the first), or a text of its own (its first
+  // kMaxLines lines) labelled by `uri` ("" when no document is known). What is already
+  // in the ring (a chunk that contains it) changes nothing, so the prompt stays put; a
+  // chunk of the same document it contains is replaced. Whitespace alone and a text over
+  // kMaxBytes are left out. The generation changes only when the ring does.
+  enum class Yank { kAdded, kAlreadyThere, kBlank, kTooLong, kOutside };
+  Yank yanked_lines(const Snapshot& s, size_t first, size_t last);
+  Yank yanked_text(std::string uri, std::string_view text);
+
   // The document's text as it reads now, for closing its region when the user moves on
   // (nullptr: closed; the region is dropped).
   using SnapshotOf = std::function<std::shared_ptr<const Snapshot>(const std::string& uri)>;
@@ -58,6 +70,9 @@ class RecentChunks {
     size_t first = 0, last = 0;  // edited lines
   };
   void close_active();
+  // Adds a chunk (text ending in a newline), replacing the chunks of its document it
+  // contains or that contain it; then keeps the newest kMaxChunks.
+  void push(std::string uri, std::string text);
 
   std::optional<Region> active_;
   std::deque<Chunk> chunks_;

@@ -96,6 +96,8 @@ class LspFixture {
     return out;
   }
   json counts() { return request("wafer/stats", nullptr)["result"]["counts"]; }
+  // Every message the server has sent so far.
+  const std::vector<json>& sent() const { return sent_; }
 
  private:
   TempDir dir_;

@@ -120,6 +120,24 @@ function M.spy_notifications()
   end
 end
 
+-- Runs `fn(seen)` with the notifications spied on (spy_notifications), then stops spying,
+-- also when `fn` fails (the failure is raised again).
+function M.with_notifications(fn)
+  local seen, restore = M.spy_notifications()
+  local ok, err = pcall(fn, seen)
+  restore()
+  assert(ok, err)
+end
+
+-- Waits until the daemon's wafer/stats count `name` is at least 1.
+function M.wait_for_count(buf, name, timeout)
+  local client = require('wafer.client')
+  M.wait_for(function()
+    local stats = client.request_sync('wafer/stats', vim.empty_dict(), 1000, buf)
+    return stats and stats.counts and (stats.counts[name] or 0) >= 1
+  end, timeout or 10000, 'the daemon to count ' .. name)
+end
+
 -- The params of the notifications in `seen` (from spy_notifications) with this method.
 function M.params_of(seen, method)
   local out = {}

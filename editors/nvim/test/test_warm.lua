@@ -3,7 +3,6 @@
 -- and not at all with `warm = false`. Against the real daemon, it also checks that the
 -- daemon acted on them (wafer/stats).
 local h = require('helpers')
-local client = require('wafer.client')
 local config = require('wafer.config')
 
 local FAKE = os.getenv('WAFER_TEST_FAKE') == '1'
@@ -14,8 +13,7 @@ end
 
 return {
   { 'showing a buffer and entering insert mode send wafer/warm once per position', function()
-    local seen, restore = h.spy_notifications()
-    local ok, err = pcall(function()
+    h.with_notifications(function(seen)
       local buf = h.new_buffer('python', { 'import os', '', 'def add(a, b):', '    return a + b' })
       vim.cmd('doautocmd BufEnter')
       h.wait_for(function()
@@ -43,21 +41,15 @@ return {
       h.sleep(100)
       h.eq(sent, #warms(seen), 'no repeat for an unchanged position: ' .. vim.inspect(warms(seen)))
       if not FAKE then
-        h.wait_for(function()
-          local stats = client.request_sync('wafer/stats', vim.empty_dict(), 1000, buf)
-          return stats and stats.counts and (stats.counts.warm_started or 0) >= 1
-        end, 10000, 'the daemon to start a warm-up')
+        h.wait_for_count(buf, 'warm_started')
       end
       vim.cmd('bwipe!')
     end)
-    restore()
-    assert(ok, err)
   end },
 
   { 'warm = false sends nothing', function()
-    local seen, restore = h.spy_notifications()
     config.options.warm = false
-    local ok, err = pcall(function()
+    local ok, err = pcall(h.with_notifications, function(seen)
       h.new_buffer('python', { 'x = 1' })
       vim.cmd('doautocmd BufEnter')
       h.type('i')
@@ -67,7 +59,6 @@ return {
       vim.cmd('bwipe!')
     end)
     config.options.warm = true
-    restore()
     assert(ok, err)
   end },
 }

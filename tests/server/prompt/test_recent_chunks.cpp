@@ -92,3 +92,56 @@ TEST_CASE("recent chunks: a place joins the ring when the user edits elsewhere")
     CHECK(ring.generation() == g);  // a's open place could not be read: nothing joined
   }
 }
+
+TEST_CASE("recent chunks: yanked lines join the ring, once") {
+  Docs docs;
+  RecentChunks ring;
+  const Snapshot& a = docs.put("file:///w/a.py", "a", 100);
+  using Yank = RecentChunks::Yank;
+  CHECK(ring.yanked_lines(a, 10, 12) == Yank::kAdded);
+  REQUIRE(ring.chunks().size() == 1);
+  CHECK(ring.chunks()[0].uri == "file:///w/a.py");
+  CHECK(ring.chunks()[0].text == "a10\na11\na12\n");
+  CHECK(ring.generation() == 1);
+
+  SECTION("the same lines again, or lines a chunk holds, change nothing") {
+    CHECK(ring.yanked_lines(a, 10, 12) == Yank::kAlreadyThere);
+    CHECK(ring.yanked_lines(a, 11, 11) == Yank::kAlreadyThere);
+    CHECK(ring.yanked_text("", "a11\n") == Yank::kAlreadyThere);
+    CHECK(ring.chunks().size() == 1);
+    CHECK(ring.generation() == 1);
+  }
+  SECTION("lines holding a chunk of the same document replace it") {
+    CHECK(ring.yanked_lines(a, 9, 13) == Yank::kAdded);
+    REQUIRE(ring.chunks().size() == 1);
+    CHECK(ring.chunks()[0].text == "a9\na10\na11\na12\na13\n");
+    CHECK(ring.generation() == 2);
+  }
+  SECTION("at most kMaxLines lines, from the first") {
+    CHECK(ring.yanked_lines(a, 40, 99) == Yank::kAdded);
+    const std::string& text = ring.chunks().back().text;
+    CHECK(text.rfind("a40\n", 0) == 0);
+    CHECK(text.find("a71\n") != std::string::npos);
+    CHECK(text.find("a72\n") == std::string::npos);
+  }
+  SECTION("a range outside the document, whitespace and over kMaxBytes are left out") {
+    CHECK(ring.yanked_lines(a, 99, 101) == Yank::kOutside);
+    CHECK(ring.yanked_lines(a, 12, 10) == Yank::kOutside);
+    CHECK(ring.yanked_text("", " \n\t\n") == Yank::kBlank);
+    CHECK(ring.yanked_text("", "") == Yank::kBlank);
+    CHECK(ring.yanked_text("", std::string(RecentChunks::kMaxBytes + 1, 'x')) == Yank::kTooLong);
+    docs.by_uri["file:///w/blank.py"] = make_snapshot("file:///w/blank.py", "python", 1, "\n   \n\n");
+    CHECK(ring.yanked_lines(*docs.by_uri["file:///w/blank.py"], 0, 2) == Yank::kBlank);
+    CHECK(ring.chunks().size() == 1);
+    CHECK(ring.generation() == 1);
+  }
+  SECTION("a text of its own ends in a newline; the ring keeps the newest kMaxChunks") {
+    CHECK(ring.yanked_text("", "x = 1") == Yank::kAdded);
+    CHECK(ring.chunks().back().text == "x = 1\n");
+    CHECK(ring.chunks().back().uri.empty());
+    for (int i = 0; i < 10; ++i) CHECK(ring.yanked_text("", "y" + std::to_string(i) + " = 2\n") == Yank::kAdded);
+    CHECK(ring.chunks().size() == RecentChunks::kMaxChunks);
+    CHECK(ring.chunks().back().text == "y9 = 2\n");
+    CHECK(ring.generation() == 12);
+  }
+}

@@ -143,6 +143,12 @@ function M.attached(buf)
   return M.id ~= nil and vim.lsp.buf_is_attached(buf, M.id)
 end
 
+-- Whether notifications about `buf` can go out: attached to a daemon that is initialized.
+function M.ready(buf)
+  local c = M.attached(buf) and M.get() or nil
+  return c ~= nil and c.initialized == true
+end
+
 -- Sends textDocument/inlineCompletion. `on_partial(result)` gets each streamed partial
 -- result, `on_done(err, result)` the final reply. Returns a handle for M.cancel or nil.
 function M.inline_completion(buf, params, on_partial, on_done)

@@ -49,6 +49,9 @@ M.defaults = {
   -- Tell the daemon where the cursor rests (buffer shown, insert mode entered, CursorHold)
   -- so it prefills the prompt there while idle: the first suggestion comes sooner.
   warm = true,
+  -- Send the lines you yank (`y`) to the daemon, which shows them in the prompt with the
+  -- places you recently edited (`wafer/yank`).
+  yank = true,
 }
 
 M.options = vim.deepcopy(M.defaults)

@@ -8,6 +8,7 @@ local keymaps = require('wafer.keymaps')
 local render = require('wafer.render')
 local suggestion = require('wafer.suggestion')
 local warm = require('wafer.warm')
+local yank = require('wafer.yank')
 
 local M = {}
 
@@ -191,6 +192,7 @@ function M.setup(opts)
   on({ 'TextChangedI', 'TextChangedP' }, suggestion.on_change)
   on('CursorMovedI', suggestion.on_cursor)
   on({ 'InsertEnter', 'CursorHold' }, warm.send)
+  on('TextYankPost', yank.send)
   on({ 'InsertLeave', 'BufLeave' }, suggestion.reset)
   on('CompleteChanged', render.clear)
   on('CompleteDone', function(buf)

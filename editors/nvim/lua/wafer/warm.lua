@@ -13,11 +13,7 @@ local last = {} -- buf -> "changedtick:row:col" last sent
 -- Sends the notification for the cursor of the current window if it shows `buf`;
 -- true when sent.
 function M.send(buf)
-  if not config.options.warm or vim.api.nvim_get_current_buf() ~= buf or not client.attached(buf) then
-    return false
-  end
-  local c = client.get()
-  if not c or not c.initialized then
+  if not config.options.warm or vim.api.nvim_get_current_buf() ~= buf or not client.ready(buf) then
     return false
   end
   local pos = vim.api.nvim_win_get_cursor(0)
