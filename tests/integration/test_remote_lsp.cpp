@@ -108,7 +108,7 @@ TEST_CASE("remote lsp: OpenAI backend from initializationOptions", "[integration
   CHECK(c.shutdown_and_exit() == 0);
 }
 
-TEST_CASE("remote lsp: typing cancels the in-flight request; the server sees the connection close", "[integration]") {
+TEST_CASE("remote lsp: typing cancels the in-flight request, the server sees the connection close", "[integration]") {
   FakeInferenceServer server;
   FakeInferenceServer::Reply slow;
   slow.first_ms = 3000;

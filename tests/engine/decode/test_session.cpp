@@ -149,7 +149,7 @@ TEST_CASE("session: prompts longer than the context fail cleanly", "[session]") 
   CHECK_FALSE(s.eval(std::vector<int32_t>(20, 1)).ok());
 }
 
-TEST_CASE("session: an interrupted eval leaves the cache as it was; the next one is exact", "[session]") {
+TEST_CASE("session: an interrupted eval leaves the cache as it was, the next one is exact", "[session]") {
   Fixture f;
   const std::span<const int32_t> head(kPrompt.data(), 3), rest(kPrompt.data() + 3, kPrompt.size() - 3);
   Session plain = f.session();

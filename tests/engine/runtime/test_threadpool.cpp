@@ -72,7 +72,7 @@ TEST_CASE("slices cover the range exactly, in whole granules") {
   }
 }
 
-TEST_CASE("the default is one thread per physical core; zero tasks is a no-op") {
+TEST_CASE("the default is one thread per physical core, zero tasks is a no-op") {
   ThreadPool pool;
   REQUIRE(pool.size() >= 1);
   bool ran = false;

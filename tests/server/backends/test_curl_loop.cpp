@@ -53,7 +53,7 @@ TEST_CASE("curl loop: transfers run inside the loop and reuse their connection")
   curl.close();
 }
 
-TEST_CASE("curl loop: remove() aborts without a Done call and the server sees the close; close() ends the rest") {
+TEST_CASE("curl loop: remove() aborts without a Done call and the server sees the close, close() ends the rest") {
   FakeInferenceServer server;
   FakeInferenceServer::Reply slow;
   slow.first_ms = 2000;

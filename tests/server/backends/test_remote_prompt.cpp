@@ -25,7 +25,7 @@ CompletionRequest fim(std::vector<ContextFile> extra = {}) {
 
 }  // namespace
 
-TEST_CASE("remote prompt: the family format by default; auto is Qwen2.5-Coder's") {
+TEST_CASE("remote prompt: the family format by default, auto is Qwen2.5-Coder's") {
   CHECK(remote_fim_prompt("", format("auto"), fim()) == "<|fim_prefix|>x = <|fim_suffix|>\nprint(x)<|fim_middle|>");
   CHECK(remote_fim_prompt("", format("starcoder"), fim()) == "<fim_prefix>x = <fim_suffix>\nprint(x)<fim_middle>");
   CHECK(remote_fim_prompt("", format("codellama"), fim()) == "<PRE> x =  <SUF>\nprint(x) <MID>");
@@ -35,7 +35,7 @@ TEST_CASE("remote prompt: the family format by default; auto is Qwen2.5-Coder's"
         "<|fim_prefix|>x = <|fim_suffix|>\nprint(x)<|fim_middle|>");
 }
 
-TEST_CASE("remote prompt: a custom template; placeholders in the code stay") {
+TEST_CASE("remote prompt: a custom template, placeholders in the code stay") {
   CHECK(remote_fim_prompt("<PRE> {prefix} <SUF>{suffix} <MID>", format("auto"), fim({{"f.c", "int x;"}})) ==
         "<PRE> x =  <SUF>\nprint(x) <MID>");  // no {extra}: extra context left out
   CHECK(render_fim_prompt("{extra}<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>", "x", "y",

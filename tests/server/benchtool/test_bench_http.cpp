@@ -254,7 +254,7 @@ TEST_CASE("infill replay against an OpenAI-style /v1/completions with a FIM prom
   CHECK(reqs[0].second["prompt"].get<std::string>().starts_with("<|fim_prefix|>import os"));
 }
 
-TEST_CASE("infill: a slow endpoint's stale requests are dropped; a failing one stops the warm-up") {
+TEST_CASE("infill: a slow endpoint's stale requests are dropped, a failing one stops the warm-up") {
   LoopbackServer server;
   server.delay_ms = 300;
   server.first_ms = 150;

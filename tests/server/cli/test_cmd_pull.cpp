@@ -46,7 +46,7 @@ size_t files_in(const fs::path& dir) {
 
 }  // namespace
 
-TEST_CASE("wafer pull downloads, verifies and caches a model; a second pull reuses it", "[cli][pull]") {
+TEST_CASE("wafer pull downloads, verifies and caches a model, a second pull reuses it", "[cli][pull]") {
   const std::string bytes = model_bytes();
   test::LoopbackHttp server;
   server.serve("/m/tiny.gguf", {bytes});

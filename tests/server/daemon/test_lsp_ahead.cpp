@@ -81,7 +81,7 @@ TEST_CASE("ahead: accepting a multi-line suggestion line by line reaches the con
   CHECK(f.engine().calls() == 2);
 }
 
-TEST_CASE("ahead: a keystroke ends the work ahead at once; the next request does not wait for it", "[lsp][ahead]") {
+TEST_CASE("ahead: a keystroke ends the work ahead at once, the next request does not wait for it", "[lsp][ahead]") {
   LspFixture f(script(), with_ahead(16));
   f.open(kPriceUri, kPriceText);
   f.engine().hold(true);
@@ -105,7 +105,7 @@ TEST_CASE("ahead: a keystroke ends the work ahead at once; the next request does
   CHECK(LspFixture::texts(reply) == std::vector<std::string>{"pass"});
 }
 
-TEST_CASE("ahead: a request for another document also ends it; aheadTokens 0 turns it off", "[lsp][ahead]") {
+TEST_CASE("ahead: a request for another document also ends it, aheadTokens 0 turns it off", "[lsp][ahead]") {
   {
     LspFixture f(script(), with_ahead(16));
     f.open(kPriceUri, kPriceText);

@@ -54,7 +54,7 @@ TEST_CASE("alternatives: an automatic request stays single and greedy", "[lsp][a
   CHECK(f.engine().last_request().temperature == 0);
 }
 
-TEST_CASE("alternatives: 1 turns them off; the same document gives the same alternatives", "[lsp][alternatives]") {
+TEST_CASE("alternatives: 1 turns them off, the same document gives the same alternatives", "[lsp][alternatives]") {
   {
     LspFixture f(script(), with_alternatives(1));
     f.open(kPriceUri, kPriceText);

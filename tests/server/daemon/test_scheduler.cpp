@@ -328,7 +328,7 @@ TEST_CASE("scheduler: zero debounce (invoked) starts at once", "[scheduler]") {
   s.close();
 }
 
-TEST_CASE("scheduler: cancel before and during the engine; stale at debounce end", "[scheduler]") {
+TEST_CASE("scheduler: cancel before and during the engine, stale at debounce end", "[scheduler]") {
   Loop l;
   Scheduler s(&l.loop);
   auto engine = fake("abc", /*hold=*/true);

@@ -107,7 +107,7 @@ TEST_CASE("settings: kvType chooses the KV cache's elements and reloads the engi
   CHECK(o.kv_type == "f32");  // a refused setting keeps the old value
 }
 
-TEST_CASE("settings: remote backend keys; a change of backend re-creates it", "[settings]") {
+TEST_CASE("settings: remote backend keys, a change of backend re-creates it", "[settings]") {
   Options o;
   Options before = o;
   REQUIRE(apply_settings(o, json::parse(R"({"backend":"openai","backendUrl":"https://gpu:8000/v1","backendModel":"coder",

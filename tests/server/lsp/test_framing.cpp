@@ -63,7 +63,7 @@ TEST_CASE("framing: split at every byte gives the same messages", "[framing]") {
   CHECK(messages(ev).size() == 3);
 }
 
-TEST_CASE("framing: header names are case-insensitive; other headers are ignored", "[framing]") {
+TEST_CASE("framing: header names are case-insensitive, other headers are ignored", "[framing]") {
   FrameDecoder d;
   auto ev = feed_all(d, "content-length:  2 \r\nContent-Type: x\r\n\r\n{}");
   CHECK(messages(ev) == std::vector<std::string>{"{}"});

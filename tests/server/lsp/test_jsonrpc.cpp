@@ -93,7 +93,7 @@ TEST_CASE("jsonrpc: endpoint replies once / method-not-found / invalid params", 
   CHECK(h.ep.pending_requests() == 0);
 }
 
-TEST_CASE("jsonrpc: $/cancelRequest runs the hook once; unknown ids are ignored", "[jsonrpc]") {
+TEST_CASE("jsonrpc: $/cancelRequest runs the hook once, unknown ids are ignored", "[jsonrpc]") {
   Harness h;
   Reply kept;
   int cancels = 0;

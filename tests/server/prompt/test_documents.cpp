@@ -22,7 +22,7 @@ DocumentStore store_with(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("documents: line starts for \\n / \\r\\n and \\r", "[documents]") {
+TEST_CASE("documents: line starts for LF, CRLF and CR", "[documents]") {
   auto s = make_snapshot("u", "python", 1, "a\nbb\r\nccc\rd");
   CHECK(s->line_count() == 4);
   CHECK(s->line(1) == "bb");

@@ -39,7 +39,7 @@ TEST_CASE("a short name resolves to the catalogue's URL, size and digest", "[pul
   CHECK(bad.error().message.find("qwen2.5-coder-1.5b") != std::string::npos);
 }
 
-TEST_CASE("a URL names its file by the last path segment; --sha256 is checked and lowercased", "[pull][catalog]") {
+TEST_CASE("a URL names its file by the last path segment, --sha256 is checked and lowercased", "[pull][catalog]") {
   const std::string digest(64, 'A');
   auto t = resolve_pull_target("http://127.0.0.1:8080/models/tiny.gguf?download=1", digest);
   REQUIRE(t.ok());

@@ -41,7 +41,7 @@ void touch(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("model paths: ~ and $VAR / ${VAR} are expanded; unset variables are errors", "[pull][choice]") {
+TEST_CASE("model paths: ~ and $VAR / ${VAR} are expanded, unset variables are errors", "[pull][choice]") {
   ScopedEnv home("HOME", "/home/me");
   ScopedEnv models("WAFER_TEST_MODELS", "/data/models");
   ScopedEnv unset("WAFER_TEST_UNSET", nullptr);
