@@ -37,7 +37,7 @@ keep_crashes() {
   local t=$1 found=0 crash min dest
   for crash in "$cache/crashes/$t"-*; do
     [ -f "$crash" ] || continue
-    case "$crash" in *.min) continue ;; esac
+    case "$crash" in *.min|*.kept) continue ;; esac  # minimised / already in the corpus
     min="$crash.min"
     nice -n 10 "$build/fuzz/$t" -minimize_crash=1 -max_total_time=120 -exact_artifact_path="$min" "$crash" \
       >"$logs/$t.minimize.log" 2>&1 || true

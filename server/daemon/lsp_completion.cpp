@@ -117,7 +117,7 @@ PreparedCompletion LspServer::prepare(const std::string& uri, const Workspace::V
   return p;
 }
 
-void LspServer::on_completion(const json& params, Reply reply, bool inline_kind) {
+void LspServer::on_completion(const json& params, Reply&& reply, bool inline_kind) {
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();
   auto p = lsp::parse_params<lsp::CompletionParams>(params);

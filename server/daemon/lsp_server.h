@@ -81,7 +81,10 @@ class LspServer {
   void on_stats(jsonrpc::Reply reply);
 
   // lsp_completion.cpp
-  void on_completion(const nlohmann::json& params, jsonrpc::Reply reply, bool inline_kind);
+  // Takes the reply only once the request is valid: when it throws InvalidParams, `reply` is
+  // still the caller's to answer (a request resumed after the model load has no endpoint
+  // around it to do that).
+  void on_completion(const nlohmann::json& params, jsonrpc::Reply&& reply, bool inline_kind);
   // The completion at `offset` of the document as completion_request.h builds it for every
   // caller, with this server's workspace (other open documents) and model; counts requests
   // that got extra context.

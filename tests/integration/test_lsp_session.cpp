@@ -323,3 +323,26 @@ TEST_CASE("lsp session: requests that come while the model loads are answered on
   CHECK(stats["latency_ms"]["model_load_ms"]["p50"].get<double>() >= 1500);
   CHECK(c.shutdown_and_exit() == 0);
 }
+
+TEST_CASE("lsp session: a request waiting for the model whose position no longer exists is answered with an error", "[integration]") {
+  TempDir dir;
+  std::string script = write_script(dir, {{"text", "(n - 1)"}, {"load_ms", 800}});
+  LspClient c({"--fake-engine", script, "--debounce-ms", "0"});
+  c.initialize();
+  c.notify("textDocument/didOpen", open_params(kText));
+  // During the load: a request at line 3, then the whole text replaced by one line (so the
+  // position is gone once the load ends and the request is judged anew), and a request for
+  // a document never opened (refused at once). Each gets its one reply, an error.
+  const int64_t gone_line = c.send_request("textDocument/inlineCompletion", inline_params(3, 11, 1));
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", kUri}, {"version", 2}}}, {"contentChanges", {{{"text", "x"}}}}});
+  const int64_t other_uri = c.send_request("textDocument/inlineCompletion",
+                                           inline_completion_params("file:///w/other.py", 0, 0, 1));
+  auto r2 = c.wait_for_response(other_uri, 20000);
+  REQUIRE(r2);
+  CHECK((*r2)["error"]["code"] == -32602);  // never opened: refused at once
+  auto r1 = c.wait_for_response(gone_line, 20000);
+  REQUIRE(r1);
+  INFO(r1->dump());
+  CHECK((*r1)["error"]["code"] == -32602);
+  CHECK(c.shutdown_and_exit() == 0);
+}
