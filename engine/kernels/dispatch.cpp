@@ -49,6 +49,14 @@ namespace kernels_amx_model {
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                    int64_t panel_end);
 }
+WAFER_DECLARE_INT8(kernels_avx512_model)
+namespace kernels_avx512_model {
+void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,
+            int dv, float scale, float* scratch, float* out, int64_t out_stride, const int* n_pos_each);
+void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values, int n_pos,
+                int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride, const int* n_pos_each);
+void swiglu(float* g, const float* u, int64_t n);
+}  // namespace kernels_avx512_model
 #elif defined(__aarch64__)
 #define WAFER_DECLARE_NEON(ns)                                                                             \
   WAFER_DECLARE_INT8(ns)                                                                                   \
@@ -198,17 +206,29 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
   static const SimdKernels kAvx2VnniEvex =
       with_avx2_float(KernelIsa::Avx2VnniEvex, "avx2-vnni-evex", kernels_avxvnni_evex::packed_matmul,
                       kernels_avxvnni_evex::packed_matmul_prefetch, kernels_avxvnni_evex::attend_q8);
-  // The AMX tables: the AVX-512 table with the tile matmul (which hands decode and the
-  // K-quants to the AVX-512 kernel).
-  const auto with_tiles = [](KernelIsa isa, const char* name, PackedMatmulFn matmul) {
-    SimdKernels k = kAvx512;
+  // The AVX-512 VNNI kernels on the software model of the vectors; activations quantized
+  // by the scalar reference (the AVX-512 quantizer is written in intrinsics).
+  static const SimdKernels kAvx512Model{KernelIsa::Avx512Model,
+                                        "avx512-model",
+                                        kernels_avx512_model::packed_matmul,
+                                        kernels_avx512_model::packed_matmul_prefetch,
+                                        kernels_avx512_model::attend,
+                                        kernels_avx512_model::attend_f16,
+                                        kernels_avx512_model::swiglu,
+                                        quantize_act_rows,
+                                        kernels_avx512_model::attend_q8};
+  // The AMX tables: the AVX-512 table (or its model) with the tile matmul (which hands
+  // decode and the K-quants to the AVX-512 kernel).
+  const auto with_tiles = [](const SimdKernels& base, KernelIsa isa, const char* name, PackedMatmulFn matmul) {
+    SimdKernels k = base;
     k.isa = isa;
     k.name = name;
     k.matmul = matmul;
     return k;
   };
-  static const SimdKernels kAmx = with_tiles(KernelIsa::Amx, "avx512-vnni+amx", kernels_amx::packed_matmul);
-  static const SimdKernels kAmxModel = with_tiles(KernelIsa::AmxModel, "amx-model", kernels_amx_model::packed_matmul);
+  static const SimdKernels kAmx = with_tiles(kAvx512, KernelIsa::Amx, "avx512-vnni+amx", kernels_amx::packed_matmul);
+  static const SimdKernels kAmxModel =
+      with_tiles(kAvx512Model, KernelIsa::AmxModel, "amx-model", kernels_amx_model::packed_matmul);
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Avx2:
@@ -222,7 +242,9 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
     case KernelIsa::Amx:
       return std::strcmp(amx_status(), kAmxInUse) == 0 ? &kAmx : nullptr;
     case KernelIsa::AmxModel:
-      return cpu.has_avx512_kernels() ? &kAmxModel : nullptr;
+      return &kAmxModel;
+    case KernelIsa::Avx512Model:
+      return &kAvx512Model;
     case KernelIsa::Neon:
     case KernelIsa::NeonDotprod:
       return nullptr;

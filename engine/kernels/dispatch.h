@@ -65,10 +65,12 @@ QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_t
 // instructions, which AVX-512 VNNI CPUs run: for the tests, never chosen to compute.
 // Amx: the AVX-512 VNNI kernels, with AMX tiles (TDPBSSD) for the prefill matmuls of
 // Q8_0/Q4_0/Q5_0 weights (kernels/amx; Intel Sapphire Rapids and later Xeons); AmxModel:
-// the same tile kernels on a software model of the tile instructions, for the tests.
+// the same tile kernels on software models of the tile and vector instructions, and
+// Avx512Model the AVX-512 VNNI kernels on the model of the vectors (kernels/model): for the
+// tests on any x86 CPU, never chosen to compute.
 // Neon: AArch64 Advanced SIMD without the dot product (SMULL + SADALP); NeonDotprod: with
 // the ARMv8.2 dot product (SDOT). Both quantize activations with the scalar reference.
-enum class KernelIsa { Avx2, Avx512, Avx2Vnni, Avx2VnniEvex, Amx, AmxModel, Neon, NeonDotprod };
+enum class KernelIsa { Avx2, Avx512, Avx2Vnni, Avx2VnniEvex, Amx, AmxModel, Avx512Model, Neon, NeonDotprod };
 
 // y[t * y_stride + r] for every token t of x and every row r of panels
 // [panel_begin, panel_end) of w (rows past w.rows are not written).
@@ -118,7 +120,7 @@ constexpr bool prefetch_applies(TensorType type, int n_tokens) {
 struct SimdKernels {
   KernelIsa isa;
   const char* name;  // "avx2", "avx512-vnni", "avx2-vnni", "avx2-vnni-evex", "avx512-vnni+amx", "amx-model",
-                     // "neon", "neon-dotprod"
+                     // "avx512-model", "neon", "neon-dotprod"
   PackedMatmulFn matmul;
   // The same results, with software prefetch where prefetch_applies(): faster on some
   // machines, slower on others (packed_kernels.h); the backend picks one by timing.

@@ -204,6 +204,7 @@ const Backend* simd_backend(KernelIsa isa) {
     case KernelIsa::Avx2VnniEvex: return backend_for<KernelIsa::Avx2VnniEvex>();
     case KernelIsa::Amx: return backend_for<KernelIsa::Amx>();
     case KernelIsa::AmxModel: return backend_for<KernelIsa::AmxModel>();
+    case KernelIsa::Avx512Model: return backend_for<KernelIsa::Avx512Model>();
     case KernelIsa::Neon: return backend_for<KernelIsa::Neon>();
     case KernelIsa::NeonDotprod: return backend_for<KernelIsa::NeonDotprod>();
   }

@@ -1,8 +1,10 @@
 // The AMX tile matmul (engine/kernels/amx) and the check it passes before use
-// (engine/kernels/amx_check.h). On every AVX-512 machine the tile kernels run on the software
-// model of the instructions (KernelIsa::AmxModel) and must give the AVX-512 VNNI kernel's
-// bits exactly; on a CPU with AMX the hardware kernels must too. (test_simd_kernels runs
-// both against the scalar reference as well.)
+// (engine/kernels/amx_check.h). On every x86 machine the tile kernels run on the software
+// models of the tile and vector instructions (KernelIsa::AmxModel) and must give the bits
+// of the AVX-512 VNNI kernel on the same vector model (KernelIsa::Avx512Model); where the
+// CPU has AVX-512, the vector model must give the real kernel's bits; on a CPU with AMX the
+// hardware tile kernels must too. (test_dispatch runs all of them against the scalar
+// reference as well.)
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -60,22 +62,31 @@ void compare(const SimdKernels& tiles, const SimdKernels& vnni, TensorType t, in
   REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
-void check_tiles(const SimdKernels& tiles) {
-  const SimdKernels* vnni = simd_kernels(KernelIsa::Avx512);
+void check_tiles(const SimdKernels& tiles, KernelIsa vnni_isa = KernelIsa::Avx512) {
+  const SimdKernels* vnni = simd_kernels(vnni_isa);
   REQUIRE(vnni != nullptr);
   std::mt19937 rng(77);
   for (TensorType t : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0})
     for (int64_t rows : {16, 45})
       for (int64_t cols : {32, 96, 256})
         for (int n : {15, 16, 17, 32, 37, 64}) compare(tiles, *vnni, t, rows, cols, n, rng);
+  // More panels than one group of unpacked panels holds (5 at 4,864 columns), in both
+  // slices, the last panel partial.
+  for (TensorType t : {TensorType::Q8_0, TensorType::Q4_0}) compare(tiles, *vnni, t, 200, 4864, 33, rng);
   // What the tiles hand to the VNNI kernel: K-quants at any batch, decode.
   for (TensorType t : {TensorType::Q4_K, TensorType::Q6_K}) compare(tiles, *vnni, t, 20, 256, 33, rng);
   compare(tiles, *vnni, TensorType::Q8_0, 20, 64, 1, rng);
 }
 
+// The AVX-512 VNNI kernel: on the hardware where the CPU has it, else on the model.
+const SimdKernels* vnni_kernels() {
+  const SimdKernels* k = simd_kernels(KernelIsa::Avx512);
+  return k ? k : simd_kernels(KernelIsa::Avx512Model);
+}
+
 // A kernel that is wrong in one product of one block: the check must notice.
 void off_by_one(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t pb, int64_t pe) {
-  simd_kernels(KernelIsa::Avx512)->matmul(w, x, y, y_stride, pb, pe);
+  vnni_kernels()->matmul(w, x, y, y_stride, pb, pe);
   if (pb == 0) y[y_stride * 20 + 3] = std::nextafter(y[y_stride * 20 + 3], 1e30f);
 }
 
@@ -83,15 +94,25 @@ void off_by_one(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t
 
 TEST_CASE("the AMX tile kernels on the software model give the AVX-512 VNNI kernel's bits") {
   const SimdKernels* model = simd_kernels(KernelIsa::AmxModel);
-  if (!model) test::skip_test("this CPU has no AVX-512 VNNI: the tile kernels (which finish with it) are not tested");
+  if (!model) test::skip_test("not an x86 build: the tile kernels are not compiled");
   CHECK(std::string(model->name) == "amx-model");
-  check_tiles(*model);
-  CHECK(amx_agrees(model->matmul, simd_kernels(KernelIsa::Avx512)->matmul));
+  check_tiles(*model, KernelIsa::Avx512Model);
+  CHECK(amx_agrees(model->matmul, simd_kernels(KernelIsa::Avx512Model)->matmul));
+}
+
+TEST_CASE("the model of the AVX-512 vectors gives the AVX-512 VNNI kernel's bits, where the CPU has it") {
+  const SimdKernels* model = simd_kernels(KernelIsa::Avx512Model);
+  if (!model) test::skip_test("not an x86 build: the model is not compiled");
+  if (!simd_kernels(KernelIsa::Avx512))
+    test::skip_test("this CPU has no AVX-512 VNNI: the model of its vectors was checked only against the scalar reference");
+  std::mt19937 rng(78);
+  for (TensorType t : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0})
+    for (int n : {1, 3, 8, 17, 33}) compare(*model, *simd_kernels(KernelIsa::Avx512), t, 45, 96, n, rng);
 }
 
 TEST_CASE("the AMX check refuses a kernel whose results differ") {
-  if (!simd_kernels(KernelIsa::Avx512)) test::skip_test("this CPU has no AVX-512 VNNI kernel to compare with");
-  CHECK_FALSE(amx_agrees(off_by_one, simd_kernels(KernelIsa::Avx512)->matmul));
+  if (!vnni_kernels()) test::skip_test("not an x86 build: no AVX-512 VNNI kernel to compare with");
+  CHECK_FALSE(amx_agrees(off_by_one, vnni_kernels()->matmul));
 }
 
 TEST_CASE("the AMX tile kernels on the hardware, where the CPU has AMX") {

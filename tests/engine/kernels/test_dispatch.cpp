@@ -196,7 +196,7 @@ void check_type(TensorType t, const SimdKernels& k, bool exact) {
 }
 
 const KernelIsa kAllIsas[] = {KernelIsa::Avx2,     KernelIsa::Avx512, KernelIsa::Avx2Vnni,
-                              KernelIsa::Avx2VnniEvex, KernelIsa::Amx, KernelIsa::AmxModel,
+                              KernelIsa::Avx2VnniEvex, KernelIsa::Amx, KernelIsa::AmxModel, KernelIsa::Avx512Model,
                               KernelIsa::Neon,     KernelIsa::NeonDotprod};
 
 const TensorType kTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
@@ -223,8 +223,14 @@ TEST_CASE("avx2-vnni packed kernels match the scalar reference") { check_isa(Ker
 
 TEST_CASE("avx2-vnni packed kernels (EVEX twin) match the scalar reference") { check_isa(KernelIsa::Avx2VnniEvex); }
 
-// AMX tiles for prefill: on the hardware where the CPU has AMX, and everywhere with
-// AVX-512 VNNI on the software model of the tile instructions (kernels/amx/tile_model.h).
+// The AVX-512 VNNI kernels' code on the software model of the vectors
+// (kernels/model/vec16_model.h): on every x86 CPU, with AVX-512 or not.
+TEST_CASE("avx512 packed kernels (software model of the vectors) match the scalar reference") {
+  check_isa(KernelIsa::Avx512Model);
+}
+
+// AMX tiles for prefill: on the hardware where the CPU has AMX, and on every x86 CPU on the
+// software models of the tiles and vectors (kernels/amx/tile_model.h, kernels/model).
 TEST_CASE("amx packed kernels match the scalar reference") { check_isa(KernelIsa::Amx); }
 
 TEST_CASE("amx packed kernels (software model of the tiles) match the scalar reference") {
@@ -249,6 +255,11 @@ TEST_CASE("the kernels chosen follow the CPU's features and the build's architec
   CHECK((best != nullptr) == cpu.has_avx2_kernels());
   CHECK(simd_kernels(KernelIsa::Neon) == nullptr);
   CHECK(simd_kernels(KernelIsa::NeonDotprod) == nullptr);
+  // The models run everywhere and are never chosen.
+  REQUIRE(simd_kernels(KernelIsa::Avx512Model) != nullptr);
+  REQUIRE(simd_kernels(KernelIsa::AmxModel) != nullptr);
+  CHECK(best != simd_kernels(KernelIsa::Avx512Model));
+  CHECK(best_simd_kernels(true) != simd_kernels(KernelIsa::AmxModel));
 #endif
 }
 
