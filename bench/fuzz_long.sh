@@ -32,12 +32,30 @@ nice -n 10 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 # The committed corpus folder of a target (fuzz_gguf -> tests/engine/corpus/gguf).
 corpus_of() { ls -d tests/*/corpus/"${1#fuzz_}" 2>/dev/null | head -1; }
 
-# Minimises each new crash of a target into its committed corpus folder.
+# Minimises each new crash of a target into its committed corpus folder. A slow unit
+# (libFuzzer's report of an input over -report_slow_units, 10 s) is only reported, and a
+# timeout is kept only if the input times out again when run alone: libFuzzer measures
+# wall time, so a run that was paused or starved of CPU (a loaded machine, a stopped
+# process) reports timeouts that are not the target's.
 keep_crashes() {
   local t=$1 found=0 crash min dest
   for crash in "$cache/crashes/$t"-*; do
     [ -f "$crash" ] || continue
-    case "$crash" in *.min|*.kept) continue ;; esac  # minimised / already in the corpus
+    case "$crash" in *.min|*.kept|*.unreproduced) continue ;; esac  # minimised / in the corpus / a false alarm
+    case "$crash" in
+      */"$t"-slow-unit-*)
+        echo "fuzz_long: $t: slow unit (not a failure): $crash"
+        mv "$crash" "$crash.unreproduced"
+        continue
+        ;;
+      */"$t"-timeout-*)
+        if nice -n 10 "$build/fuzz/$t" -timeout=30 "$crash" >"$logs/$t.timeout-check.log" 2>&1; then
+          echo "fuzz_long: $t: a timeout that does not reproduce (the input runs within 30 s alone): $crash"
+          mv "$crash" "$crash.unreproduced"
+          continue
+        fi
+        ;;
+    esac
     min="$crash.min"
     nice -n 10 "$build/fuzz/$t" -minimize_crash=1 -max_total_time=120 -exact_artifact_path="$min" "$crash" \
       >"$logs/$t.minimize.log" 2>&1 || true
@@ -53,12 +71,13 @@ keep_crashes() {
 
 # The summary line of a finished run, from libFuzzer's log.
 summary() {
-  local t=$1 log="$logs/$1.log" last runs execs crashes
+  local t=$1 log="$logs/$1.log" last runs execs crashes timeouts
   last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
   runs=$(grep -oE 'stat::number_of_executed_units: +[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "${last%% *}")
   execs=$(grep -oE 'stat::average_exec_per_sec: +[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
-  crashes=$(grep -cE '^==[0-9]+==ERROR|^fuzz_[a-z]+: promise broken|deadly signal|Test unit written' "$log" || true)
-  echo "$t: runs ${runs:-?}, exec/s ${execs:-?}, $(grep -oE 'cov: [0-9]+ ft: [0-9]+' <<<"$last" || echo 'cov: ? ft: ?'), corpus $(ls "$cache/$t" | wc -l), crashes ${crashes:-0}"
+  crashes=$(grep -cE '^==[0-9]+==ERROR|^fuzz_[a-z]+: promise broken|deadly signal' "$log" || true)
+  timeouts=$(grep -c 'ERROR: libFuzzer: timeout' "$log" || true)
+  echo "$t: runs ${runs:-?}, exec/s ${execs:-?}, $(grep -oE 'cov: [0-9]+ ft: [0-9]+' <<<"$last" || echo 'cov: ? ft: ?'), corpus $(ls "$cache/$t" | wc -l), crashes ${crashes:-0}, timeouts ${timeouts:-0} (rechecked below)"
 }
 
 set -- "${targets[@]}"
