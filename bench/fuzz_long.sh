@@ -10,7 +10,7 @@
 # crash-<target>-<sha1>: once the bug is fixed, ctest replays it through the target
 # (tests/server/test_fuzz_corpus.cpp, tests/engine/*/test_*_corpus.cpp). Prints one line
 # per target: inputs run, inputs per second, coverage (cov: edges, ft: features), corpus
-# size, crashes.
+# size, crashes and timeouts (a timeout is then run again alone: see keep_crashes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-3600}
