@@ -63,8 +63,10 @@ class LspTarget : public BenchTarget {
     const json& caps_back = (*init)["capabilities"];
     if (caps_back.value("positionEncoding", std::string("utf-16")) == "utf-8") enc_ = lsp::PositionEncoding::kUtf8;
     const json sync = caps_back.value("textDocumentSync", json());
-    int kind = sync.is_number() ? sync.get<int>() : sync.is_object() ? sync.value("change", 1) : 1;
-    incremental_ = kind == 2;
+    // TextDocumentSyncKind, as the number or in the options' "change" (2: incremental);
+    // compared as JSON, so a server's fraction or huge number is never converted to int.
+    const json kind = sync.is_object() ? sync.value("change", json(1)) : sync;
+    incremental_ = kind.is_number_integer() && kind == 2;
     if (Status s = send({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}}); !s) return s;
     if (Status s = send({{"jsonrpc", "2.0"},
                          {"method", "textDocument/didOpen"},

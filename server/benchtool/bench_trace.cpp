@@ -1,7 +1,9 @@
 #include "server/benchtool/bench_trace.h"
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +12,18 @@
 
 namespace wafer::bench {
 namespace {
+
+// An integer field of a trace line: `fallback` when absent, nullopt when it is not a JSON
+// integer in [lo, hi] (a fraction or a number past the range is refused, never converted).
+std::optional<int64_t> int_field(const nlohmann::json& j, const char* key, int64_t fallback, int64_t lo, int64_t hi) {
+  auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (!it->is_number_integer() || (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(hi)))
+    return std::nullopt;
+  const int64_t v = it->get<int64_t>();
+  if (v < lo || v > hi) return std::nullopt;
+  return v;
+}
 
 using json = nlohmann::json;
 
@@ -171,7 +185,7 @@ Result<Trace> parse_trace_jsonl(std::string_view jsonl) {
     if (!j.is_object()) return fail("expected a JSON object");
     try {
       if (!header) {
-        if (j.value("wafer_trace", 0) != 1)
+        if (int_field(j, "wafer_trace", 0, 1, 1) != std::optional<int64_t>(1))
           return fail("the first line must be the header {\"wafer_trace\": 1, \"path\": ..., \"text\": ...}");
         header = true;
         t.path = j.value("path", std::string("trace.txt"));
@@ -208,7 +222,9 @@ Result<Trace> parse_trace_jsonl(std::string_view jsonl) {
       }
       s.request = j.value("request", true);
       s.kind = j.value("kind", std::string(s.edit ? "type" : "invoke"));
-      s.pos = j.value("pos", int64_t{-1});
+      const std::optional<int64_t> pos = int_field(j, "pos", -1, -1, INT64_MAX);
+      if (!pos) return fail("\"pos\" must be a byte offset >= 0 (or -1: none)");
+      s.pos = *pos;
       s.clean = j.value("clean", false);
       s.draw = j.value("draw", 1.0);
       if (!s.edit && !s.request) return fail("a line needs an \"edit\" or \"request\": true");

@@ -196,6 +196,14 @@ TEST_CASE("the trace parser rejects bad lines, naming the line") {
   CHECK(err(header + "{\"t\": 1, \"edit\": {\"offset\": 3, \"insert\": \"d\"}}\n{\"t\": 2, \"edit\": {\"offset\": 5}}\n") ==
         "trace line 3: edit at offset 5 erasing 0 bytes does not fit the document (4 bytes)");
   CHECK(err("{\"wafer_trace\": 1, \"path\": \"/nonexistent/x.py\"}\n").find("trace line 1: no \"text\"") == 0);
+  // Numbers that do not fit are refused, never converted (a float past int's range was
+  // undefined behaviour; found by fuzz_trace).
+  for (const char* version : {"184467440737095516151", "1e300", "1.5", "18446744073709551615", "\"1\""})
+    CHECK(err(std::string("{\"wafer_trace\": ") + version + ", \"text\": \"\"}\n")
+              .find("trace line 1: the first line must be the header") == 0);
+  for (const char* pos : {"1e300", "2.5", "-2", "18446744073709551615"})
+    CHECK(err(header + "{\"t\": 1, \"request\": true, \"pos\": " + pos + "}\n") ==
+          "trace line 2: \"pos\" must be a byte offset >= 0 (or -1: none)");
 }
 
 TEST_CASE("truth_at: what the user goes on to type") {
