@@ -5,7 +5,7 @@
 // activation quantizers, scalar against SIMD, and attention with flat against sharply
 // peaked scores.
 //
-//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-vector-half] [--types q8_0,q4_0,...] [--quick] [--quantize-only]
+//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,q4_0,...] [--quick] [--quantize-only]
 //
 // The machine may be shared: every figure is a median of repeated runs, and the
 // efficiency compares with the bandwidth measured in the same run.
@@ -122,17 +122,21 @@ bool parse(int argc, char** argv, Args* a) {
                             : v == "avx2-vnni"      ? KernelIsa::Avx2Vnni
                             : v == "avx2-vnni-evex" ? KernelIsa::Avx2VnniEvex
                             : v == "amx"            ? KernelIsa::Amx
+                            : v == "amx-bf16"       ? KernelIsa::AmxBf16
                                                     : KernelIsa::Avx512;
       if (v != "avx2" && v != "avx512" && v != "avx2-vnni" && v != "avx2-vnni-evex" && v != "amx" &&
-          v != "amx-vector-half") {
-        std::fprintf(stderr, "--isa: avx2, avx512, avx2-vnni, avx2-vnni-evex, amx or amx-vector-half, not '%s'\n",
+          v != "amx-bf16" && v != "amx-vector-half") {
+        std::fprintf(stderr,
+                     "--isa: avx2, avx512, avx2-vnni, avx2-vnni-evex, amx, amx-bf16 or amx-vector-half, not '%s'\n",
                      v.c_str());
         return false;
       }
       a->kernels = simd_kernels(isa);
       if (!a->kernels) {
         std::fprintf(stderr, "this CPU cannot run the %s kernels%s\n", v.c_str(),
-                     isa == KernelIsa::Amx ? (std::string(" (AMX: ") + amx_status() + ")").c_str() : "");
+                     isa == KernelIsa::Amx       ? (std::string(" (AMX: ") + amx_status() + ")").c_str()
+                     : isa == KernelIsa::AmxBf16 ? (std::string(" (BF16 tiles: ") + amx_bf16_status() + ")").c_str()
+                                                 : "");
         return false;
       }
       if (v == "amx-vector-half") {
@@ -168,7 +172,7 @@ bool parse(int argc, char** argv, Args* a) {
     } else if (s == "--quantize-only") {
       a->quantize_only = true;
     } else {
-      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-vector-half] [--types q8_0,...] [--quick] [--quantize-only]\n");
+      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,...] [--quick] [--quantize-only]\n");
       return false;
     }
   }

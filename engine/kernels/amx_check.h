@@ -13,4 +13,9 @@ namespace wafer {
 // Runs on the calling thread. True when `amx` and `vnni` agree bit for bit.
 bool amx_agrees(PackedMatmulFn amx, PackedMatmulFn vnni);
 
+// The same matrices through the BF16 tile kernel, whose results are not the integer
+// kernels' bits (amx_bf16_kernels.h): true when every output is within 2^-7 x sum |w x a|
+// of vnni's (40 rows, 96 columns, 37 tokens: both token-tile pairings and a partial panel).
+bool amx_bf16_close(PackedMatmulFn bf16, PackedMatmulFn vnni);
+
 }  // namespace wafer

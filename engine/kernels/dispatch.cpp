@@ -44,10 +44,18 @@ WAFER_DECLARE_INT8(kernels_avxvnni_evex)
 namespace kernels_amx {
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                    int64_t panel_end);
+void packed_matmul_bf16(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                        int64_t panel_begin, int64_t panel_end);
+void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                 int64_t panel_begin, int64_t panel_end);
 }
 namespace kernels_amx_model {
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                    int64_t panel_end);
+void packed_matmul_bf16(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                        int64_t panel_begin, int64_t panel_end);
+void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                 int64_t panel_begin, int64_t panel_end);
 }
 WAFER_DECLARE_INT8(kernels_avx512_model)
 namespace kernels_avx512_model {
@@ -219,16 +227,24 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
                                         kernels_avx512_model::attend_q8};
   // The AMX tables: the AVX-512 table (or its model) with the tile matmul (which hands
   // decode and the K-quants to the AVX-512 kernel).
-  const auto with_tiles = [](const SimdKernels& base, KernelIsa isa, const char* name, PackedMatmulFn matmul) {
+  const auto with_tiles = [](const SimdKernels& base, KernelIsa isa, const char* name, PackedMatmulFn matmul,
+                             PackedMatmulFn prefetch = nullptr) {
     SimdKernels k = base;
     k.isa = isa;
     k.name = name;
     k.matmul = matmul;
+    if (prefetch) k.matmul_prefetch = prefetch;  // else the base's twin, which gives the int8 tiles' bits
     return k;
   };
   static const SimdKernels kAmx = with_tiles(kAvx512, KernelIsa::Amx, "avx512-vnni+amx", kernels_amx::packed_matmul);
   static const SimdKernels kAmxModel =
       with_tiles(kAvx512Model, KernelIsa::AmxModel, "amx-model", kernels_amx_model::packed_matmul);
+  static const SimdKernels kAmxBf16 =
+      with_tiles(kAvx512, KernelIsa::AmxBf16, "avx512-vnni+amx-bf16", kernels_amx::packed_matmul_bf16,
+                 kernels_amx::packed_matmul_bf16_prefetch);
+  static const SimdKernels kAmxBf16Model =
+      with_tiles(kAvx512Model, KernelIsa::AmxBf16Model, "amx-bf16-model", kernels_amx_model::packed_matmul_bf16,
+                 kernels_amx_model::packed_matmul_bf16_prefetch);
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Avx2:
@@ -243,6 +259,10 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
       return std::strcmp(amx_status(), kAmxInUse) == 0 ? &kAmx : nullptr;
     case KernelIsa::AmxModel:
       return &kAmxModel;
+    case KernelIsa::AmxBf16:
+      return std::strcmp(amx_bf16_status(), kAmxInUse) == 0 ? &kAmxBf16 : nullptr;
+    case KernelIsa::AmxBf16Model:
+      return &kAmxBf16Model;
     case KernelIsa::Avx512Model:
       return &kAvx512Model;
     case KernelIsa::Neon:
@@ -260,6 +280,17 @@ const char* amx_status() {
     if (!request_amx_permission()) return "Linux refused the tile state (arch_prctl ARCH_REQ_XCOMP_PERM)";
     if (!amx_agrees(kernels_amx::packed_matmul, kernels_avx512::packed_matmul))
       return "its results differ from the AVX-512 VNNI kernel's, so it is not used";
+    return kAmxInUse;
+  }();
+  return status;
+}
+
+const char* amx_bf16_status() {
+  static const char* const status = [] {
+    if (!cpu_features().amx_bf16) return "not on this CPU";
+    if (std::strcmp(amx_status(), kAmxInUse) != 0) return amx_status();  // it hands small batches to the int8 tiles
+    if (!amx_bf16_close(kernels_amx::packed_matmul_bf16, kernels_avx512::packed_matmul))
+      return "its results are not within their bound of the AVX-512 VNNI kernel's, so it is not used";
     return kAmxInUse;
   }();
   return status;
@@ -290,13 +321,17 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
 }
 
 const char* amx_status() { return "not on this CPU"; }
+const char* amx_bf16_status() { return "not on this CPU"; }
 
 #else
 const SimdKernels* simd_kernels(KernelIsa) { return nullptr; }
 const char* amx_status() { return "not on this CPU"; }
+const char* amx_bf16_status() { return "not on this CPU"; }
 #endif
 
-const SimdKernels* best_simd_kernels(bool amx) {
+const SimdKernels* best_simd_kernels(bool amx, bool amx_bf16) {
+  if (amx && amx_bf16)
+    if (const SimdKernels* k = simd_kernels(KernelIsa::AmxBf16)) return k;
   if (amx)
     if (const SimdKernels* k = simd_kernels(KernelIsa::Amx)) return k;
   for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2, KernelIsa::NeonDotprod, KernelIsa::Neon})

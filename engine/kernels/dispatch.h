@@ -64,13 +64,28 @@ QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_t
 // client cores, AMD Zen 5); Avx2VnniEvex: the same code with the EVEX encoding of those
 // instructions, which AVX-512 VNNI CPUs run: for the tests, never chosen to compute.
 // Amx: the AVX-512 VNNI kernels, with AMX tiles (TDPBSSD) for the prefill matmuls of
-// Q8_0/Q4_0/Q5_0 weights (kernels/amx; Intel Sapphire Rapids and later Xeons); AmxModel:
-// the same tile kernels on software models of the tile and vector instructions, and
+// Q8_0/Q4_0/Q5_0 weights (kernels/amx; Intel Sapphire Rapids and later Xeons), bit for bit
+// the AVX-512 kernel's results; AmxBf16: the same with BF16 tiles (TDPBF16PS) for batches
+// of 32 tokens or more, faster and within a stated bound of them (amx_bf16_kernels.h),
+// chosen only when asked for; AmxModel and AmxBf16Model: those tile kernels on software
+// models of the tile and vector instructions, and
 // Avx512Model the AVX-512 VNNI kernels on the model of the vectors (kernels/model): for the
 // tests on any x86 CPU, never chosen to compute.
 // Neon: AArch64 Advanced SIMD without the dot product (SMULL + SADALP); NeonDotprod: with
 // the ARMv8.2 dot product (SDOT). Both quantize activations with the scalar reference.
-enum class KernelIsa { Avx2, Avx512, Avx2Vnni, Avx2VnniEvex, Amx, AmxModel, Avx512Model, Neon, NeonDotprod };
+enum class KernelIsa {
+  Avx2,
+  Avx512,
+  Avx2Vnni,
+  Avx2VnniEvex,
+  Amx,
+  AmxModel,
+  Avx512Model,
+  AmxBf16,
+  AmxBf16Model,
+  Neon,
+  NeonDotprod
+};
 
 // y[t * y_stride + r] for every token t of x and every row r of panels
 // [panel_begin, panel_end) of w (rows past w.rows are not written).
@@ -137,13 +152,18 @@ const SimdKernels* simd_kernels(KernelIsa isa);
 
 // The fastest kernels this CPU runs, or nullptr when none does (an x86 CPU without AVX2:
 // the engine then computes on the ggml layout with the scalar reference). amx = false
-// leaves AMX out.
-const SimdKernels* best_simd_kernels(bool amx = true);
+// leaves AMX out; amx_bf16 = true prefers the BF16 tiles (AmxBf16) where they pass their check.
+const SimdKernels* best_simd_kernels(bool amx = true, bool amx_bf16 = false);
 
 // Whether the AMX kernels can run here, and if not why: "in use" when they can, else e.g.
 // "not on this CPU", "Linux refused the tile state (arch_prctl ARCH_REQ_XCOMP_PERM)" or
 // "its results differ from the AVX-512 VNNI kernel's, so it is not used". The permission
 // request and the check against the VNNI kernel happen once, on first call.
 const char* amx_status();
+
+// Whether the AmxBf16 table can be used: "in use", or why not ("not on this CPU" without
+// AMX-BF16, the int8 tiles' own status, or a failed check). Checked once, on first call,
+// against the AVX-512 VNNI kernel within the bound the kernel states (amx_check.h).
+const char* amx_bf16_status();
 
 }  // namespace wafer

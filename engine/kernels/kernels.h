@@ -145,6 +145,6 @@ const Backend* simd_backend(KernelIsa isa);
 // The best backend for this CPU, chosen once by CPUID (AVX-512 VNNI with AMX tiles for
 // prefill, AVX-512 VNNI, AVX2 with AVX-VNNI, AVX2, else scalar). amx = false: never AMX
 // (EngineOptions::amx).
-const Backend& default_backend(bool amx = true);
+const Backend& default_backend(bool amx = true, bool amx_bf16 = false);
 
 }  // namespace wafer::kernels

@@ -204,6 +204,8 @@ const Backend* simd_backend(KernelIsa isa) {
     case KernelIsa::Avx2VnniEvex: return backend_for<KernelIsa::Avx2VnniEvex>();
     case KernelIsa::Amx: return backend_for<KernelIsa::Amx>();
     case KernelIsa::AmxModel: return backend_for<KernelIsa::AmxModel>();
+    case KernelIsa::AmxBf16: return backend_for<KernelIsa::AmxBf16>();
+    case KernelIsa::AmxBf16Model: return backend_for<KernelIsa::AmxBf16Model>();
     case KernelIsa::Avx512Model: return backend_for<KernelIsa::Avx512Model>();
     case KernelIsa::Neon: return backend_for<KernelIsa::Neon>();
     case KernelIsa::NeonDotprod: return backend_for<KernelIsa::NeonDotprod>();
@@ -211,11 +213,13 @@ const Backend* simd_backend(KernelIsa isa) {
   return nullptr;
 }
 
-const Backend& default_backend(bool amx) {
-  // Chosen once, by the CPU's features: AVX-512 VNNI with AMX tiles (unless amx is false),
-  // else AVX-512 VNNI, else AVX2 with AVX-VNNI, else AVX2; on AArch64 NEON with the dot
-  // product, else plain NEON; else scalar.
-  static const auto choose = [](bool with_amx) -> const Backend& {
+const Backend& default_backend(bool amx, bool amx_bf16) {
+  // Chosen once, by the CPU's features: AVX-512 VNNI with AMX tiles (unless amx is false;
+  // the BF16 tiles first when amx_bf16 asks for them), else AVX-512 VNNI, else AVX2 with
+  // AVX-VNNI, else AVX2; on AArch64 NEON with the dot product, else plain NEON; else scalar.
+  static const auto choose = [](bool with_amx, bool with_bf16) -> const Backend& {
+    if (with_amx && with_bf16)
+      if (const Backend* b = simd_backend(KernelIsa::AmxBf16)) return *b;
     if (with_amx)
       if (const Backend* b = simd_backend(KernelIsa::Amx)) return *b;
     for (KernelIsa isa : {KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2, KernelIsa::NeonDotprod,
@@ -223,11 +227,15 @@ const Backend& default_backend(bool amx) {
       if (const Backend* b = simd_backend(isa)) return *b;
     return scalar_backend();
   };
+  if (amx && amx_bf16) {
+    static const Backend& with_bf16 = choose(true, true);
+    return with_bf16;
+  }
   if (amx) {
-    static const Backend& with = choose(true);
+    static const Backend& with = choose(true, false);
     return with;
   }
-  static const Backend& without = choose(false);  // AMX never touched (not even its check)
+  static const Backend& without = choose(false, false);  // AMX never touched (not even its check)
   return without;
 }
 

@@ -113,7 +113,7 @@ std::string describe(const CpuFeatures& f) {
       {"avx2", f.avx2},         {"fma", f.fma},           {"f16c", f.f16c},
       {"avx512f", f.avx512f},   {"avx512bw", f.avx512bw}, {"avx512vl", f.avx512vl},
       {"avx512vnni", f.avx512vnni}, {"avx512bf16", f.avx512bf16}, {"avx_vnni", f.avx_vnni},
-      {"amx_tile", f.amx_tile}, {"amx_int8", f.amx_int8}, {"neon", f.neon},
+      {"amx_tile", f.amx_tile}, {"amx_int8", f.amx_int8}, {"amx_bf16", f.amx_bf16}, {"neon", f.neon},
       {"dotprod", f.dotprod},   {"i8mm", f.i8mm},         {"sve", f.sve},
       {"bf16", f.bf16},         {"fp16", f.fp16}};
   bool any = false;

@@ -27,6 +27,7 @@ struct CpuFeatures {
   bool avx_vnni = false;  // VEX-encoded VNNI (Alder Lake, Zen 5)
   bool amx_tile = false;  // CPUID only; the OS must also grant permission (amx_permission)
   bool amx_int8 = false;
+  bool amx_bf16 = false;
 
   // AArch64 (all false elsewhere): Advanced SIMD, the ARMv8.2 int8 dot product (SDOT),
   // the ARMv8.6 int8 matrix multiply (SMMLA), SVE, BF16 and half-precision arithmetic.

@@ -110,6 +110,7 @@ void detect(CpuFeatures& f, bool caches_known) {
     f.avx512vnni = zmm_ok && bit(r7.ecx, 11);
     f.amx_tile = tile_ok && bit(r7.edx, 24);
     f.amx_int8 = tile_ok && bit(r7.edx, 25);
+    f.amx_bf16 = tile_ok && bit(r7.edx, 22);
     Regs r71 = cpuid(7, 1);
     f.avx_vnni = ymm_ok && bit(r71.eax, 4);
     f.avx512bf16 = zmm_ok && bit(r71.eax, 5);

@@ -1,9 +1,12 @@
-// The AMX prefill matmul (amx_kernels.h) on the hardware tiles (TileHw), compiled with the
-// AVX-512 flags (the tile instructions are inline assembly and need none): chosen only
-// where CPUID reports AMX-TILE and AMX-INT8, Linux grants the tile state and a check at
-// first use finds it bit-identical to the AVX-512 VNNI kernel (dispatch.cpp), to which it
-// hands what the tiles do not take. The same code on software models of the tiles and the
+// The AMX prefill matmuls on the hardware tiles (TileHw), compiled with the AVX-512 flags
+// (the tile instructions are inline assembly and need none). The int8 kernel
+// (amx_kernels.h) is chosen only where CPUID reports AMX-TILE and AMX-INT8, Linux grants
+// the tile state and a check at first use finds it bit-identical to the AVX-512 VNNI
+// kernel (dispatch.cpp), to which it hands what the tiles do not take; the BF16 kernel
+// (amx_bf16_kernels.h) where the CPU also has AMX-BF16 and its check finds it within its
+// stated bound, handing batches of fewer than 32 tokens to the int8 kernel. The same code on software models of the tiles and the
 // vectors, for the tests on any x86 CPU: kernels/model/kernels_model.cpp.
+#include "engine/kernels/amx/amx_bf16_kernels.h"
 #include "engine/kernels/amx/amx_kernels.h"
 #include "engine/kernels/amx/tiles_hw.h"
 #include "engine/kernels/avx512/traits_avx512.h"
@@ -13,6 +16,8 @@ namespace wafer {
 namespace kernels_avx512 {
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                    int64_t panel_end);
+void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                            int64_t panel_begin, int64_t panel_end);
 }
 
 namespace kernels_amx {
@@ -20,6 +25,17 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
                    int64_t panel_end) {
   simd::AmxImpl<Avx512Traits, amx::TileHw>::matmul(w, x, y, y_stride, panel_begin, panel_end,
                                                    kernels_avx512::packed_matmul);
+}
+void packed_matmul_bf16(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                        int64_t panel_begin, int64_t panel_end) {
+  simd::AmxBf16Impl<Avx512Traits, amx::TileHw>::matmul(w, x, y, y_stride, panel_begin, panel_end, packed_matmul);
+}
+// The twin with software prefetch for what the BF16 tiles do not take (the int8 tiles and
+// the VNNI kernel give the same bits, with or without prefetch).
+void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                 int64_t panel_begin, int64_t panel_end) {
+  simd::AmxBf16Impl<Avx512Traits, amx::TileHw>::matmul(w, x, y, y_stride, panel_begin, panel_end,
+                                                       kernels_avx512::packed_matmul_prefetch);
 }
 }  // namespace kernels_amx
 

@@ -59,6 +59,15 @@ struct TileHw {
     else if constexpr (C == 1 && A == 3 && B == 5) __asm__ volatile("tdpbssd %%tmm5, %%tmm3, %%tmm1" : : : "memory");
     else static_assert(C < 0, "spell out this tile pairing");
   }
+  // Tile C (fp32) += pairs of BF16 in tile A times pairs of BF16 in tile B (TDPBF16PS).
+  template <int C, int A, int B>
+  static void dp_bf16() {
+    if constexpr (C == 0 && A == 4 && B == 6) __asm__ volatile("tdpbf16ps %%tmm6, %%tmm4, %%tmm0" : : : "memory");
+    else if constexpr (C == 1 && A == 4 && B == 7) __asm__ volatile("tdpbf16ps %%tmm7, %%tmm4, %%tmm1" : : : "memory");
+    else if constexpr (C == 2 && A == 5 && B == 6) __asm__ volatile("tdpbf16ps %%tmm6, %%tmm5, %%tmm2" : : : "memory");
+    else if constexpr (C == 3 && A == 5 && B == 7) __asm__ volatile("tdpbf16ps %%tmm7, %%tmm5, %%tmm3" : : : "memory");
+    else static_assert(C < 0, "spell out this tile pairing");
+  }
 };
 
 #undef WAFER_TILEZERO

@@ -4,6 +4,7 @@
 // the hardware kernels compute, bit for bit, so the tests run that code on every x86 CPU;
 // they are never chosen to compute (a plain loop per lane is many times slower than the
 // scalar backend).
+#include "engine/kernels/amx/amx_bf16_kernels.h"
 #include "engine/kernels/amx/amx_kernels.h"
 #include "engine/kernels/amx/tile_model.h"
 #include "engine/kernels/model/vec16_model.h"
@@ -53,6 +54,16 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
                    int64_t panel_end) {
   simd::AmxImpl<simd::Vec16Model, amx::TileModel>::matmul(w, x, y, y_stride, panel_begin, panel_end,
                                                           kernels_avx512_model::packed_matmul);
+}
+void packed_matmul_bf16(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                        int64_t panel_begin, int64_t panel_end) {
+  simd::AmxBf16Impl<simd::Vec16Model, amx::TileModel>::matmul(w, x, y, y_stride, panel_begin, panel_end,
+                                                              packed_matmul);
+}
+void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                 int64_t panel_begin, int64_t panel_end) {
+  simd::AmxBf16Impl<simd::Vec16Model, amx::TileModel>::matmul(w, x, y, y_stride, panel_begin, panel_end,
+                                                              kernels_avx512_model::packed_matmul_prefetch);
 }
 }  // namespace kernels_amx_model
 

@@ -118,6 +118,11 @@ struct Vec16Model {
   }
 
   // ---- float lanes ----
+  [[gnu::noinline]] static I bits(F a) {
+    I r;
+    std::memcpy(r.v, a.v, sizeof r.v);
+    return r;
+  }
   [[gnu::noinline]] static F to_float(I a) {
     F r;
     for (int l = 0; l < 16; ++l) r.v[l] = static_cast<float>(a.v[l]);

@@ -7,6 +7,7 @@
 // reference as well.)
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -30,8 +31,9 @@ namespace {
 using Aligned = test::AlignedBytes;
 
 // Random ggml rows of a legacy type (scales kept finite), repacked; random activations.
+// near > 0: within near x the largest output instead of bit for bit.
 void compare(const SimdKernels& tiles, const SimdKernels& vnni, TensorType t, int64_t rows, int64_t cols,
-             int n_tokens, std::mt19937& rng) {
+             int n_tokens, std::mt19937& rng, float near = 0) {
   INFO(tensor_type_name(t) << " rows " << rows << " cols " << cols << " tokens " << n_tokens);
   const size_t wrb = *row_bytes(t, static_cast<uint64_t>(cols));
   const int block_bytes = static_cast<int>(tensor_type_info(static_cast<uint32_t>(t))->block_bytes);
@@ -59,7 +61,16 @@ void compare(const SimdKernels& tiles, const SimdKernels& vnni, TensorType t, in
   tiles.matmul(pm, q, a.data(), stride, 0, split);
   tiles.matmul(pm, q, a.data(), stride, split, pm.panels());
   vnni.matmul(pm, q, b.data(), stride, 0, pm.panels());
-  REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+  if (near == 0) {
+    REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+    return;
+  }
+  float largest = 0;
+  for (float v : b) largest = std::max(largest, std::fabs(v));
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO("output " << i << ": " << a[i] << " against " << b[i] << ", largest " << largest);
+    REQUIRE(std::fabs(a[i] - b[i]) <= near * largest);
+  }
 }
 
 void check_tiles(const SimdKernels& tiles, KernelIsa vnni_isa = KernelIsa::Avx512) {
@@ -136,4 +147,57 @@ TEST_CASE("the AMX tile kernels on the hardware, where the CPU has AMX") {
   check_tiles(*amx);
   CHECK(best_simd_kernels() == amx);
   CHECK(best_simd_kernels(false) == simd_kernels(KernelIsa::Avx512));
+}
+
+namespace {
+
+// A kernel one unit off in one output: far outside the BF16 kernel's bound there.
+void one_unit_off(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t pb,
+                  int64_t pe) {
+  vnni_kernels()->matmul(w, x, y, y_stride, pb, pe);
+  if (pb == 0) y[y_stride * 20 + 3] += 1.0f;
+}
+
+}  // namespace
+
+TEST_CASE("the BF16 check accepts the BF16 tiles' model and refuses a result outside the bound") {
+  if (!vnni_kernels()) test::skip_test("not an x86 build: no AVX-512 VNNI kernel to compare with");
+  CHECK(amx_bf16_close(vnni_kernels()->matmul, vnni_kernels()->matmul));
+  CHECK_FALSE(amx_bf16_close(one_unit_off, vnni_kernels()->matmul));
+  const SimdKernels* model = simd_kernels(KernelIsa::AmxBf16Model);
+  REQUIRE(model != nullptr);
+  CHECK(std::string(model->name) == "amx-bf16-model");
+  CHECK(amx_bf16_close(model->matmul, simd_kernels(KernelIsa::Avx512Model)->matmul));
+}
+
+// Where the CPU has AMX-BF16: the real TDPBF16PS and vector unpacking against their models,
+// on every pairing of token tiles and panels. Within 1e-5 of the largest output, not bit for
+// bit: the hardware sums the 16 pairs of a TDPBF16PS in an order of its own (one pair is
+// modelled exactly; a whole row matched neither sequential nor tree order), while a layout
+// or rounding mistake would be off by the size of the values.
+TEST_CASE("the BF16 tile kernels on the hardware are their model, where the CPU has AMX-BF16") {
+  const CpuFeatures& cpu = cpu_features();
+  if (!cpu.amx_tile || !cpu.amx_bf16) {
+    CHECK(simd_kernels(KernelIsa::AmxBf16) == nullptr);
+    test::skip_test("this CPU has no AMX-BF16: the hardware BF16 tiles were not run");
+  }
+  const std::string status = amx_bf16_status();
+  INFO("BF16 tiles: " << status);
+  CHECK(status.find("bound") == std::string::npos);
+  const SimdKernels* hw = simd_kernels(KernelIsa::AmxBf16);
+  CHECK((hw != nullptr) == (status == "in use"));
+  if (!hw) {
+    WARN("AMX-BF16 is present but not used: " << status);
+    return;
+  }
+  const SimdKernels* model = simd_kernels(KernelIsa::AmxBf16Model);
+  REQUIRE(model != nullptr);
+  std::mt19937 rng(79);
+  for (TensorType t : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0})
+    for (int n : {31, 32, 37, 48, 64, 75}) compare(*hw, *model, t, 45, 96, n, rng, 1e-5f);
+  // Several groups of panels and passes over K, the last panel partial.
+  compare(*hw, *model, TensorType::Q8_0, 200, 4864, 40, rng, 1e-5f);
+  // Chosen only when asked for.
+  CHECK(best_simd_kernels(true, true) == hw);
+  CHECK(best_simd_kernels() == simd_kernels(KernelIsa::Amx));
 }

@@ -138,7 +138,10 @@ Reference reference(TensorType t, const std::vector<uint8_t>& w, const std::vect
   return r;
 }
 
-void check_type(TensorType t, const SimdKernels& k, bool exact) {
+// Exact inputs (small quants, power-of-two scales) must give the reference's bits; random
+// ones must be within rel x sum |w x a| of it (4e-6: FP32 sums in another order; the BF16
+// tiles state 2^-7).
+void check_type(TensorType t, const SimdKernels& k, bool exact, float rel) {
   std::mt19937 rng(1234 + static_cast<int>(t) + (exact ? 1000 : 0));
   const int64_t elems = tensor_type_info(static_cast<uint32_t>(t))->block_elems;
   struct Shape {
@@ -185,7 +188,7 @@ void check_type(TensorType t, const SimdKernels& k, bool exact) {
               REQUIRE(got == want);
             else {
               INFO("got " << got << " want " << want << " magnitude " << ref.magnitude[tok * rows + row]);
-              REQUIRE(std::fabs(got - want) <= 4e-6f * ref.magnitude[tok * rows + row] + 1e-30f);
+              REQUIRE(std::fabs(got - want) <= rel * ref.magnitude[tok * rows + row] + 1e-30f);
             }
           }
           for (int64_t row = rows; row < stride; ++row) REQUIRE(y[tok * stride + row] == -7.f);
@@ -197,17 +200,18 @@ void check_type(TensorType t, const SimdKernels& k, bool exact) {
 
 const KernelIsa kAllIsas[] = {KernelIsa::Avx2,     KernelIsa::Avx512, KernelIsa::Avx2Vnni,
                               KernelIsa::Avx2VnniEvex, KernelIsa::Amx, KernelIsa::AmxModel, KernelIsa::Avx512Model,
+                              KernelIsa::AmxBf16, KernelIsa::AmxBf16Model,
                               KernelIsa::Neon,     KernelIsa::NeonDotprod};
 
 const TensorType kTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
                              TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
 
-void check_isa(KernelIsa isa) {
+void check_isa(KernelIsa isa, float rel = 4e-6f) {
   const SimdKernels* k = simd_kernels(isa);
   if (!k) test::skip_test("this CPU (or this build's architecture) lacks the instruction set");
   for (TensorType t : kTypes) {
-    check_type(t, *k, true);
-    check_type(t, *k, false);
+    check_type(t, *k, true, rel);
+    check_type(t, *k, false, rel);
   }
 }
 
@@ -237,6 +241,17 @@ TEST_CASE("amx packed kernels (software model of the tiles) match the scalar ref
   check_isa(KernelIsa::AmxModel);
 }
 
+// The BF16 tiles (amx_bf16_kernels.h), within their bound: on the hardware where the CPU
+// has AMX-BF16, and on every x86 CPU on the models of the tiles (TDPBF16PS as the SDM's
+// pseudo-code writes it) and of the vectors.
+TEST_CASE("amx-bf16 packed kernels are within their bound of the scalar reference") {
+  check_isa(KernelIsa::AmxBf16, 1.0f / 128);
+}
+
+TEST_CASE("amx-bf16 packed kernels (software model of the tiles) are within their bound of the scalar reference") {
+  check_isa(KernelIsa::AmxBf16Model, 1.0f / 128);
+}
+
 // AArch64: plain NEON everywhere (under qemu also with `-cpu cortex-a57`, which lacks the
 // dot product), and SDOT where the CPU has it.
 TEST_CASE("neon packed kernels match the scalar reference") { check_isa(KernelIsa::Neon); }
@@ -260,6 +275,10 @@ TEST_CASE("the kernels chosen follow the CPU's features and the build's architec
   REQUIRE(simd_kernels(KernelIsa::AmxModel) != nullptr);
   CHECK(best != simd_kernels(KernelIsa::Avx512Model));
   CHECK(best_simd_kernels(true) != simd_kernels(KernelIsa::AmxModel));
+  REQUIRE(simd_kernels(KernelIsa::AmxBf16Model) != nullptr);
+  CHECK(best_simd_kernels(true, true) != simd_kernels(KernelIsa::AmxBf16Model));
+  // The BF16 tiles only when asked for.
+  if (simd_kernels(KernelIsa::AmxBf16)) CHECK(best_simd_kernels(true) != simd_kernels(KernelIsa::AmxBf16));
 #endif
 }
 

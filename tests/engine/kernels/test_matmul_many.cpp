@@ -57,8 +57,8 @@ Weights make_weights(const Backend& b, TensorType type, int64_t rows, int64_t co
 TEST_CASE("matmul_many gives each matrix what matmul gives it alone", "[kernels]") {
   std::vector<const Backend*> backends = {&kernels::scalar_backend()};
   for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex,
-                        KernelIsa::Amx, KernelIsa::AmxModel, KernelIsa::Avx512Model, KernelIsa::Neon,
-                        KernelIsa::NeonDotprod})
+                        KernelIsa::Amx, KernelIsa::AmxModel, KernelIsa::Avx512Model, KernelIsa::AmxBf16,
+                        KernelIsa::AmxBf16Model, KernelIsa::Neon, KernelIsa::NeonDotprod})
     if (const Backend* b = kernels::simd_backend(isa)) backends.push_back(b);
   const int64_t cols = 256;
   const std::vector<std::vector<TensorType>> mixes = {

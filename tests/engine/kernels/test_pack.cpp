@@ -41,8 +41,8 @@ std::vector<uint8_t> random_weights(TensorType type, int64_t rows, int64_t cols,
 TEST_CASE("pack with a pool writes the bytes of the one-thread repack", "[kernels]") {
   std::vector<const Backend*> backends = {&kernels::scalar_backend()};
   for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex,
-                        KernelIsa::Amx, KernelIsa::AmxModel, KernelIsa::Avx512Model, KernelIsa::Neon,
-                        KernelIsa::NeonDotprod})
+                        KernelIsa::Amx, KernelIsa::AmxModel, KernelIsa::Avx512Model, KernelIsa::AmxBf16,
+                        KernelIsa::AmxBf16Model, KernelIsa::Neon, KernelIsa::NeonDotprod})
     if (const Backend* b = kernels::simd_backend(isa)) backends.push_back(b);
   std::mt19937 rng(7);
   const int64_t cols = 512;
