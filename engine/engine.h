@@ -50,6 +50,6 @@ struct ComputeKernels {
   std::string name;    // e.g. "avx512-vnni", "avx512-vnni+amx", "scalar"
   std::string tuning;
 };
-ComputeKernels compute_kernels(bool amx);
+ComputeKernels compute_kernels(bool amx, bool amx_bf16);
 
 }  // namespace wafer

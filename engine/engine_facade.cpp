@@ -35,8 +35,8 @@ Result<std::string> render_fim_prompt_text(std::string_view format_name, const C
 
 uint64_t mapped_file_faults() { return mapping_faults(); }
 
-ComputeKernels compute_kernels(bool amx) {
-  const kernels::Backend& k = kernels::default_backend(amx);
+ComputeKernels compute_kernels(bool amx, bool amx_bf16) {
+  const kernels::Backend& k = kernels::default_backend(amx, amx_bf16);
   return {std::string(k.name()), k.tuning()};
 }
 

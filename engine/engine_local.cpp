@@ -35,7 +35,7 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
                       (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
   // The pool first: its threads repack the weights they will multiply.
   auto pool = std::make_unique<ThreadPool>(options.threads);
-  auto model = Model::load(path, kernels::default_backend(options.amx), pool.get());
+  auto model = Model::load(path, kernels::default_backend(options.amx, options.amx_bf16), pool.get());
   if (!model) return make_error("cannot load " + model.error().message);
   auto tokenizer = tokenizer_from_gguf((*model)->file());
   if (!tokenizer) return make_error("cannot load '" + path + "': " + tokenizer.error().message);
@@ -108,8 +108,11 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<ThreadPool> pool
   // On a CPU with AMX, say whether the tiles are used and if not why.
   const CpuFeatures& cpu = cpu_features();
   const kernels::Backend& b = model_->backend();
-  if (cpu.amx_tile && cpu.amx_int8 && !(b.simd() && b.simd()->isa == KernelIsa::Amx))
+  const bool tiles = b.simd() && (b.simd()->isa == KernelIsa::Amx || b.simd()->isa == KernelIsa::AmxBf16);
+  if (cpu.amx_tile && cpu.amx_int8 && !tiles)
     info_.kernels += options_.amx ? std::string(" (AMX: ") + amx_status() + ")" : " (AMX: off by --amx off)";
+  else if (options_.amx && options_.amx_bf16 && b.simd() && b.simd()->isa == KernelIsa::Amx)
+    info_.kernels += std::string(" (BF16 tiles: ") + amx_bf16_status() + ")";
 }
 
 const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const std::string& text) {

@@ -69,6 +69,7 @@ struct Args {
   bool profile = false;
   int chunk = 512;  // prefill: tokens per forward run (the daemon's prefill_chunk is 64)
   bool amx = true;  // AMX tiles for prefill where the CPU has them (--amx off: AVX-512 VNNI only)
+  bool amx_bf16 = false;  // --amx bf16: the BF16 tiles for batches of 32+ tokens (EngineOptions::amx_bf16)
 };
 
 bool wants(const Args& a, const char* test) { return std::find(a.tests.begin(), a.tests.end(), test) != a.tests.end(); }
@@ -109,11 +110,12 @@ bool parse(int argc, char** argv, Args* a) {
       a->tests = split(next());
     else if (s == "--amx") {
       const std::string v = next();
-      if (v != "on" && v != "off") {
-        std::fprintf(stderr, "--amx: expected on or off, got '%s'\n", v.c_str());
+      if (v != "on" && v != "off" && v != "bf16") {
+        std::fprintf(stderr, "--amx: expected on, off or bf16, got '%s'\n", v.c_str());
         return false;
       }
-      a->amx = v == "on";
+      a->amx = v != "off";
+      a->amx_bf16 = v == "bf16";
     }
     else if (s == "--kv") {
       auto t = parse_kv_type(next());
@@ -126,7 +128,7 @@ bool parse(int argc, char** argv, Args* a) {
       std::fprintf(stderr,
                    "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
                    "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill,keystroke] [--kv f16|f32|q8_0] "
-                   "[--profile] [--chunk N] [--amx on|off]\n");
+                   "[--profile] [--chunk N] [--amx on|off|bf16]\n");
       return false;
     }
   }
@@ -295,15 +297,17 @@ int main(int argc, char** argv) {
     a.threads.push_back(1);
     if (cpu.physical_cores > 1) a.threads.push_back(static_cast<int>(cpu.physical_cores));
   }
-  const kernels::Backend& backend = kernels::default_backend(a.amx);
-  const bool amx = backend.simd() && backend.simd()->isa == KernelIsa::Amx;
+  const kernels::Backend& backend = kernels::default_backend(a.amx, a.amx_bf16);
+  const bool amx_bf16 = backend.simd() && backend.simd()->isa == KernelIsa::AmxBf16;
+  const bool amx = amx_bf16 || (backend.simd() && backend.simd()->isa == KernelIsa::Amx);
   const fs::path dir = fs::temp_directory_path() / ("wafer-bench-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   if (!a.json) {
     std::printf("%s", describe(cpu).c_str());
-    std::printf("backend: %s (AMX: %s); KV cache %s; figures are medians of %d runs\n\n",
-                std::string(backend.name()).c_str(), a.amx ? amx_status() : "off (--amx off)", kv_type_name(a.kv),
-                a.repeat);
+    const std::string bf16 = a.amx_bf16 ? std::string("; BF16 tiles: ") + amx_bf16_status() : "";
+    std::printf("backend: %s (AMX: %s%s); KV cache %s; figures are medians of %d runs\n\n",
+                std::string(backend.name()).c_str(), a.amx ? amx_status() : "off (--amx off)", bf16.c_str(),
+                kv_type_name(a.kv), a.repeat);
     std::printf("%-5s %-7s %3s %-8s %6s %6s %9s %8s %9s %6s\n", "model", "weights", "thr", "test", "tokens", "depth",
                 "tok/s", "MB/tok", "read GB/s", "eff");
   }
@@ -372,10 +376,12 @@ int main(int argc, char** argv) {
           const double eff = r.efficiency, line_gbs = decode ? r.read_gbs : gbs;
           if (a.json) {
             std::printf(
-                "{\"model\":\"%s\",\"weights\":\"%s\",\"kv\":\"%s\",\"threads\":%d,\"amx\":%s,\"test\":\"%s\","
+                "{\"model\":\"%s\",\"weights\":\"%s\",\"kv\":\"%s\",\"threads\":%d,\"amx\":%s,"
+                "\"amx_bf16\":%s,\"test\":\"%s\","
                 "\"n_tokens\":%d,"
                 "\"depth\":%d,\"tok_s\":%.2f,\"weight_bytes_per_token\":%llu,\"read_bw_gbs\":%.2f",
                 shape->name.c_str(), weights.c_str(), kv_type_name(a.kv), threads, amx ? "true" : "false",
+                amx_bf16 ? "true" : "false",
                 r.test.c_str(), r.n_tokens,
                 r.depth, r.tok_s, static_cast<unsigned long long>(bytes), line_gbs);
             if (decode) std::printf(",\"efficiency\":%.3f", eff);

@@ -74,6 +74,7 @@ LspTargetOptions wafer_lsp(const Options& o) {
   if (o.threads > 0) add("--threads", std::to_string(o.threads));
   if (!o.token_healing) add("--token-healing", "off");
   if (!o.amx) add("--amx", "off");
+  if (o.amx_bf16) add("--amx-bf16", "on");
   if (!o.early_prefill) add("--early-prefill", "off");
   if (o.latency_budget_ms != Options{}.latency_budget_ms) add("--latency-budget-ms", std::to_string(o.latency_budget_ms));
   if (o.typing_budget != Options{}.typing_budget) add("--typing-budget", o.typing_budget ? "on" : "off");

@@ -76,7 +76,7 @@ int run_generate(const Options& o) {
   auto resolved = resolve_model_path(*expanded, o.cache_dir);
   if (!resolved) return fail(resolved.error().message);
   ThreadPool pool(o.threads > 0 ? o.threads : 0);  // 0: one thread per physical core, as the daemon
-  auto model = Model::load(*resolved, kernels::default_backend(o.amx), &pool);  // repacked by the pool's threads
+  auto model = Model::load(*resolved, kernels::default_backend(o.amx, o.amx_bf16), &pool);  // repacked by the pool's threads
   if (!model) return fail(model.error().message);
   const ModelConfig& c = (*model)->config();
 

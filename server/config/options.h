@@ -55,6 +55,7 @@ struct Options {
   int latency_budget_ms = 300;        // typing: first token within this long, or the suffix is cut (0: off)
   bool typing_budget = true;          // ...and within half the typical gap between keystrokes (typing_rhythm.h)
   bool amx = true;                    // AMX tiles for prefill where the CPU has them (EngineOptions::amx)
+  bool amx_bf16 = false;              // ...in BF16 for batches of 32+ tokens (EngineOptions::amx_bf16)
   bool mlock = false;                 // lock the model's weights in RAM (EngineOptions::lock_memory)
   std::vector<std::string> languages; // enabled languageIds; empty: all
   std::string fake_engine;            // tests only: scripted engine instead of a model

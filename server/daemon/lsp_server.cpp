@@ -277,7 +277,7 @@ void LspServer::on_stats(Reply reply) {
   }
   s["backend"] = options_.backend;
   // The local engine's kernels and what they chose by timing themselves (engine/kernels).
-  const ComputeKernels k = compute_kernels(options_.amx);
+  const ComputeKernels k = compute_kernels(options_.amx, options_.amx_bf16);
   s["kernels"] = {{"name", k.name}, {"tuning", k.tuning}};
   // What the daemon holds: its resident memory, and the size of everything kept across
   // requests. Per-document state (open documents and what is kept for each) goes with

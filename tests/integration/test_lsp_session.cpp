@@ -91,7 +91,7 @@ TEST_CASE("lsp session: initialize / open / burst of completions / shutdown / ex
   // "avx512-vnni", "avx2-vnni", "avx2", "scalar"); the fake engine runs no K-quant decode, so
   // the SIMD backends report the prefetch trial as undecided.
   const json& kernels = stats["result"]["kernels"];
-  CHECK(kernels["name"] == wafer::compute_kernels(/*amx=*/true).name);
+  CHECK(kernels["name"] == wafer::compute_kernels(/*amx=*/true, /*amx_bf16=*/false).name);
   CHECK((kernels["name"] == "scalar" || kernels["tuning"].get<std::string>().find("undecided") != std::string::npos));
   // What the daemon holds: its resident memory and the state it keeps per document, which
   // didClose frees.
