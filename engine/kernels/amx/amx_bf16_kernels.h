@@ -23,9 +23,10 @@
 // Blocking: tiles 0..3 hold the FP32 sums of two 16-token tiles x two 16-row panels, 4 and
 // 5 the two token tiles' BF16 activations for one block (16 x 64 bytes), 6 and 7 the two
 // panels' BF16 weights for that block (16 column pairs x 16 rows x 2 values). A group of
-// panels is unpacked into L2 once; every pair of token tiles goes through it, K in passes
-// of 8 blocks so the pair's activations for a pass stay in L1 while the group's panels go
-// past (the sums wait in a small buffer between passes). Every buffer a tile row is loaded
+// panels is unpacked into L2 once per range of K (whose activations, for every token, fit
+// in half of L2); every pair of token tiles goes through it, K in passes of 8 blocks so the
+// pair's activations for a pass stay in L1 while the group's panels go past (the sums wait
+// in a small buffer between passes, and in y between ranges). Every buffer a tile row is loaded
 // from starts on a 64-byte line: rows split across two lines made the kernel 2.5x slower.
 #pragma once
 
@@ -165,21 +166,37 @@ struct AmxBf16Impl {
     Tiles::template store<T>(c, 64);
     for (int m = 0; m < tokens; ++m) std::memcpy(y + m * y_stride, c + m * kPanelRows, sizeof(float) * rows);
   }
+  // put's inverse: tile T from y's sums (zero outside the real tokens and rows).
+  template <int T>
+  static void get(const float* y, int64_t y_stride, int tokens, int rows) {
+    if (tokens == kTokens && rows == kPanelRows) return Tiles::template load<T>(y, y_stride * 4);
+    alignas(64) float c[kTokens * kPanelRows] = {};
+    for (int m = 0; m < tokens; ++m) std::memcpy(c + m * kPanelRows, y + m * y_stride, sizeof(float) * rows);
+    Tiles::template load<T>(c, 64);
+  }
 
   // Blocks of K per pass: two token tiles' activations for a pass (16 KB) stay in L1 while
   // every panel pair of the group goes past them; the partial sums wait in a small buffer
   // (4 tiles per panel pair) between passes.
   static constexpr int64_t kPassBlocks = 8;
+  // K is taken in ranges whose activations, for every token, stay within this (half of a
+  // Sapphire Rapids core's 2 MB L2) while the panels' groups go past them; between ranges
+  // the sums wait in y. Without ranges a 4,864-wide row (the FFN's down projection) had
+  // groups of two panels, and each group read all the activations (5 MB at 512 tokens).
+  static constexpr int64_t kRangeActBytes = 1 << 20;
 
   template <class Fmt>
   static void tile_panels(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t pb,
                           int64_t pe) {
     const int64_t nb = x.blocks(), cols = nb * kBlockCols;
+    const int n = x.n_tokens, n_pad = (n + 2 * kTokens - 1) / (2 * kTokens) * (2 * kTokens);
+    int64_t range = kRangeActBytes / (int64_t{n_pad} * kBlockCols * 2) / kPassBlocks * kPassBlocks;
+    if (range < kPassBlocks) range = kPassBlocks;
+    if (range > nb) range = nb;
     const size_t panel_bytes = w.panel_bytes();
-    const int64_t per_panel = nb * kUnpackedBlock;
+    const int64_t per_panel = range * kUnpackedBlock;  // a panel's blocks of one range
     int64_t group = (2 * kPrefillBlockActBytes / per_panel) & ~int64_t{1};
     if (group < 2) group = 2;
-    const int n = x.n_tokens, n_pad = (n + 2 * kTokens - 1) / (2 * kTokens) * (2 * kTokens);
     // Tile rows are 64 bytes: each buffer starts on a cache line, so no row load splits.
     static thread_local std::vector<uint8_t> buffer;
     const int64_t most = (pe - pb) < group ? (pe - pb) : group;
@@ -198,50 +215,61 @@ struct AmxBf16Impl {
       const int64_t left = w.rows - p * kPanelRows;
       return left < kPanelRows ? static_cast<int>(left) : kPanelRows;
     };
-    for (int64_t g0 = pb; g0 < pe; g0 += group) {
-      const int64_t g1 = pe - g0 < group ? pe : g0 + group;
-      for (int64_t p = g0; p < g1; ++p)
-        unpack_panel<Fmt>(w.data + static_cast<size_t>(p) * panel_bytes, nb, unpacked + (p - g0) * per_panel);
-      for (int m0 = 0; m0 < n; m0 += 2 * kTokens) {
-        const uint16_t* a0 = acts + static_cast<size_t>(m0) * cols;
-        const bool two_tokens = m0 + kTokens < n;
-        const int t0 = n - m0 < kTokens ? n - m0 : kTokens;
-        const int t1 = !two_tokens ? 0 : n - m0 - kTokens < kTokens ? n - m0 - kTokens : kTokens;
-        for (int64_t k0 = 0; k0 < nb; k0 += kPassBlocks) {
-          const int64_t k1 = nb - k0 < kPassBlocks ? nb : k0 + kPassBlocks;
-          const bool first = k0 == 0, last = k1 == nb;
-          for (int64_t p = g0; p < g1; p += 2) {
-            const uint8_t* w0 = unpacked + (p - g0) * per_panel;
-            const bool two_panels = p + 1 < g1;
-            float* c = partial + static_cast<size_t>((p - g0) / 2) * 4 * kTokens * kPanelRows;
-            if (first) {
-              Tiles::template zero<0>();
-              Tiles::template zero<1>();
-              Tiles::template zero<2>();
-              Tiles::template zero<3>();
-            } else {
-              Tiles::template load<0>(c, 64);
-              Tiles::template load<1>(c + 256, 64);
-              Tiles::template load<2>(c + 512, 64);
-              Tiles::template load<3>(c + 768, 64);
-            }
-            if (two_tokens && two_panels) sums<true, true>(a0, a_stride, w0, w0 + per_panel, k0, k1);
-            else if (two_tokens) sums<true, false>(a0, a_stride, w0, nullptr, k0, k1);
-            else if (two_panels) sums<false, true>(a0, a_stride, w0, w0 + per_panel, k0, k1);
-            else sums<false, false>(a0, a_stride, w0, nullptr, k0, k1);
-            if (!last) {
-              Tiles::template store<0>(c, 64);
-              Tiles::template store<1>(c + 256, 64);
-              Tiles::template store<2>(c + 512, 64);
-              Tiles::template store<3>(c + 768, 64);
-              continue;
-            }
-            float* out = y + m0 * y_stride + p * kPanelRows;
-            put<0>(out, y_stride, t0, rows_of(p));
-            put<2>(out + kTokens * y_stride, y_stride, t1, rows_of(p));
-            if (two_panels) {
-              put<1>(out + kPanelRows, y_stride, t0, rows_of(p + 1));
-              put<3>(out + kTokens * y_stride + kPanelRows, y_stride, t1, rows_of(p + 1));
+    for (int64_t r0 = 0; r0 < nb; r0 += range) {
+      const int64_t r1 = nb - r0 < range ? nb : r0 + range;
+      for (int64_t g0 = pb; g0 < pe; g0 += group) {
+        const int64_t g1 = pe - g0 < group ? pe : g0 + group;
+        for (int64_t p = g0; p < g1; ++p)
+          unpack_panel<Fmt>(w.data + static_cast<size_t>(p) * panel_bytes + r0 * Fmt::kBlockBytes, r1 - r0,
+                            unpacked + (p - g0) * per_panel);
+        for (int m0 = 0; m0 < n; m0 += 2 * kTokens) {
+          const uint16_t* a0 = acts + static_cast<size_t>(m0) * cols + r0 * kBlockCols;
+          const bool two_tokens = m0 + kTokens < n;
+          const int t0 = n - m0 < kTokens ? n - m0 : kTokens;
+          const int t1 = !two_tokens ? 0 : n - m0 - kTokens < kTokens ? n - m0 - kTokens : kTokens;
+          for (int64_t k0 = 0; k0 < r1 - r0; k0 += kPassBlocks) {  // blocks from r0
+            const int64_t k1 = r1 - r0 - k0 < kPassBlocks ? r1 - r0 : k0 + kPassBlocks;
+            const bool first = k0 == 0, last = k1 == r1 - r0;
+            for (int64_t p = g0; p < g1; p += 2) {
+              const uint8_t* w0 = unpacked + (p - g0) * per_panel;
+              const bool two_panels = p + 1 < g1;
+              float* c = partial + static_cast<size_t>((p - g0) / 2) * 4 * kTokens * kPanelRows;
+              float* out = y + m0 * y_stride + p * kPanelRows;
+              if (first && r0 == 0) {
+                Tiles::template zero<0>();
+                Tiles::template zero<1>();
+                Tiles::template zero<2>();
+                Tiles::template zero<3>();
+              } else if (first) {  // the sums of the ranges before
+                get<0>(out, y_stride, t0, rows_of(p));
+                get<2>(out + kTokens * y_stride, y_stride, t1, rows_of(p));
+                if (two_panels) {
+                  get<1>(out + kPanelRows, y_stride, t0, rows_of(p + 1));
+                  get<3>(out + kTokens * y_stride + kPanelRows, y_stride, t1, rows_of(p + 1));
+                }
+              } else {
+                Tiles::template load<0>(c, 64);
+                Tiles::template load<1>(c + 256, 64);
+                Tiles::template load<2>(c + 512, 64);
+                Tiles::template load<3>(c + 768, 64);
+              }
+              if (two_tokens && two_panels) sums<true, true>(a0, a_stride, w0, w0 + per_panel, k0, k1);
+              else if (two_tokens) sums<true, false>(a0, a_stride, w0, nullptr, k0, k1);
+              else if (two_panels) sums<false, true>(a0, a_stride, w0, w0 + per_panel, k0, k1);
+              else sums<false, false>(a0, a_stride, w0, nullptr, k0, k1);
+              if (!last) {
+                Tiles::template store<0>(c, 64);
+                Tiles::template store<1>(c + 256, 64);
+                Tiles::template store<2>(c + 512, 64);
+                Tiles::template store<3>(c + 768, 64);
+                continue;
+              }
+              put<0>(out, y_stride, t0, rows_of(p));
+              put<2>(out + kTokens * y_stride, y_stride, t1, rows_of(p));
+              if (two_panels) {
+                put<1>(out + kPanelRows, y_stride, t0, rows_of(p + 1));
+                put<3>(out + kTokens * y_stride + kPanelRows, y_stride, t1, rows_of(p + 1));
+              }
             }
           }
         }
