@@ -4,19 +4,27 @@
 // prefill's activations, 2.6 MB for 512 tokens of a 4,864-wide row, from L3 once per 16
 // rows). The weights are then what is read again, once per block; the arithmetic of each
 // output is the same either way (bit for bit).
+//
+// The block is sized by this CPU's L2: a block too small for it makes every thread stream
+// its weights once per block, and two threads doing that at once share the bandwidth (on
+// a Xeon with 2 MB of L2, 512 tokens of a 896-wide row in blocks of 192 KB: 231 GMAC/s for
+// the AVX-512 kernel, against 401 at 128 tokens).
 #pragma once
 
 #include <cstdint>
 
 namespace wafer {
 
-// Activation bytes of one block: well inside the 512 KB-2 MB L2 of current x86 and Arm cores.
-inline constexpr int64_t kPrefillBlockActBytes = 192 * 1024;
+// Activation bytes of one block: half of this CPU's L2 per core, within 192 KB..1 MB
+// (192 KB where the size is unknown).
+int64_t prefill_block_act_bytes();
 
-// As many whole tiles of `tile` tokens as fit in kPrefillBlockActBytes (at least one).
-constexpr int prefill_token_block(int64_t bytes_per_token, int tile) {
-  const int64_t tiles = bytes_per_token > 0 ? kPrefillBlockActBytes / (bytes_per_token * tile) : 1;
-  return static_cast<int>(tiles < 1 ? tile : tiles * tile);
-}
+// As many whole tiles of `tile` tokens as fit in prefill_block_act_bytes() (at least one).
+// Out of line: the kernels that call it are compiled with different -m flags.
+int prefill_token_block(int64_t bytes_per_token, int tile);
+
+// The AMX kernels' budget for one group of unpacked weight panels, which stays in L2 while
+// the token tiles pass (every CPU with AMX has 2 MB of L2 per core).
+inline constexpr int64_t kAmxGroupBytes = 384 * 1024;
 
 }  // namespace wafer

@@ -195,7 +195,7 @@ struct AmxBf16Impl {
     if (range > nb) range = nb;
     const size_t panel_bytes = w.panel_bytes();
     const int64_t per_panel = range * kUnpackedBlock;  // a panel's blocks of one range
-    int64_t group = (2 * kPrefillBlockActBytes / per_panel) & ~int64_t{1};
+    int64_t group = (kAmxGroupBytes / per_panel) & ~int64_t{1};
     if (group < 2) group = 2;
     // Tile rows are 64 bytes: each buffer starts on a cache line, so no row load splits.
     static thread_local std::vector<uint8_t> buffer;

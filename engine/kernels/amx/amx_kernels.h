@@ -97,8 +97,8 @@ struct AmxImpl {
   }
 
   // Unpacked weights of a group of panels: what stays in L2 while every token tile passes
-  // (token_block.h's budget, with the token tile's activations beside it).
-  static constexpr int64_t kGroupBytes = 2 * kPrefillBlockActBytes;
+  // (token_block.h's kAmxGroupBytes, with the token tile's activations beside it).
+  static constexpr int64_t kGroupBytes = kAmxGroupBytes;
   static int64_t group_panels(int64_t nb) {
     const int64_t g = kGroupBytes / (nb * kUnpackedBlock);
     return g < 1 ? 1 : g;
