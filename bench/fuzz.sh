@@ -10,13 +10,17 @@
 # set). A crashing input is written to BUILD/crashes/ (FUZZ_CRASH_DIR); copy it into the
 # committed corpus once fixed, so ctest replays it. bench/fuzz_long.sh runs every target
 # for long and does that copying.
+# FUZZ_SANITIZERS=undefined builds without ASan (in build-fuzz-undefined): fuzz_lsp then
+# runs about twice the inputs per second (docs/reliability.md); replay the corpus it grows
+# through the ASan build afterwards (bench/fuzz_long.sh does), e.g.
+# `FUZZ_CORPUS_DIR=DIR bench/fuzz.sh TARGET 0 -runs=0`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: bench/fuzz.sh TARGET SECONDS}
 seconds=${2:?usage: bench/fuzz.sh TARGET SECONDS}
 shift 2
 name=${target#fuzz_}
-build=${FUZZ_BUILD_DIR:-build-fuzz}
+build=${FUZZ_BUILD_DIR:-build-fuzz${FUZZ_SANITIZERS:+-${FUZZ_SANITIZERS//,/-}}}
 
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
   # Its own build is optimised (-O1: several times the inputs per second of -O0); a build

@@ -2,7 +2,9 @@
 # Fuzzes every libFuzzer target for a long time: bench/fuzz_long.sh [SECONDS] [TARGET...]
 #   SECONDS per target (default 3600), targets (default every fuzz/fuzz_*.cpp), JOBS at a
 #   time (default 2), each under `nice -n 10`, built as bench/fuzz.sh builds them
-#   (build-fuzz, ASan + UBSan, -O1; FUZZ_BUILD_DIR to use another build).
+#   (build-fuzz, ASan + UBSan, -O1; FUZZ_BUILD_DIR to use another build). With
+#   FUZZ_SANITIZERS=undefined the runs go without ASan, for speed (build-fuzz-undefined),
+#   and each grown corpus is then replayed once through the ASan build.
 # The corpus each target grows is kept outside the repository, in
 # FUZZ_CACHE/TARGET (default ~/.cache/wafer-fuzz), so the next run starts where this one
 # ended; the committed corpus (tests/<folder>/corpus/<name>/) seeds it. A crashing input is
@@ -19,7 +21,7 @@ targets=("$@")
 if [ ${#targets[@]} = 0 ]; then
   mapfile -t targets < <(cd fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
 fi
-build=${FUZZ_BUILD_DIR:-build-fuzz}
+build=${FUZZ_BUILD_DIR:-build-fuzz${FUZZ_SANITIZERS:+-${FUZZ_SANITIZERS//,/-}}}
 if [ -z "${FUZZ_BUILD_DIR:-}" ]; then export SANITIZE_OPT=${SANITIZE_OPT:--O1}; fi  # as bench/fuzz.sh builds it
 cache=${FUZZ_CACHE:-$HOME/.cache/wafer-fuzz}
 jobs=${JOBS:-2}
@@ -95,4 +97,22 @@ while [ $# -gt 0 ]; do
     keep_crashes "$t" || failed=1
   done
 done
+
+# Runs without ASan: every grown corpus once through the ASan build, so a memory error an
+# input reaches is caught too (its input is then kept like any crash).
+if [ -n "${FUZZ_SANITIZERS:-}" ] && [[ "$FUZZ_SANITIZERS" != *address* ]]; then
+  build=build-fuzz
+  FUZZ_SANITIZERS='' scripts/sanitize.sh configure "$build" address >/dev/null
+  nice -n 10 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+  for t in "${targets[@]}"; do
+    if ASAN_OPTIONS=malloc_context_size=0 nice -n 10 "$build/fuzz/$t" "$cache/$t" -runs=0 -timeout=30 \
+      -artifact_prefix="$cache/crashes/$t-" >"$logs/$t.asan-replay.log" 2>&1; then
+      echo "fuzz_long: $t: $(ls "$cache/$t" | wc -l) corpus inputs replayed under ASan: no error"
+    else
+      echo "fuzz_long: $t: the ASan replay of its corpus failed ($logs/$t.asan-replay.log)"
+      keep_crashes "$t" || true
+      failed=1
+    fi
+  done
+fi
 exit $failed

@@ -57,7 +57,9 @@ need_clang() {
 configure() {  # configure DIR address|thread
   local dir=$1 kind=$2 flag
   if [ "$kind" = thread ]; then flag=-DWAFER_TSAN=ON; else flag=-DWAFER_FUZZ=ON; fi
-  CC=$CLANG_CC CXX=$CLANG_CXX cmake -S . -B "$dir" "$flag" -DWAFER_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  if [ "$kind" = address ] && [ -n "${FUZZ_SANITIZERS:-}" ]; then flag="$flag -DWAFER_FUZZ_SANITIZERS=$FUZZ_SANITIZERS"; fi
+  # shellcheck disable=SC2086  # flag holds one or two options
+  CC=$CLANG_CC CXX=$CLANG_CXX cmake -S . -B "$dir" $flag -DWAFER_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${SANITIZE_OPT:--O0} -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="${SANITIZE_OPT:--O0} -g1" >/dev/null
 }
 
