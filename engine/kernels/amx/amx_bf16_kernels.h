@@ -125,12 +125,12 @@ struct AmxBf16Impl {
         continue;
       }
       const uint8_t* q = x.rows + static_cast<size_t>(m) * x.row_bytes + 2;
+      alignas(64) uint8_t last[64] = {};
       for (int64_t b = 0; b < nb; ++b) {
         // Lanes 0..7 of a 64-byte load are the block's 8 dwords (the rest is not used; the
-        // row's last block is copied first so the load stays within the rows).
-        alignas(64) uint8_t last[64] = {};
+        // last token's last block is copied first so the load stays within the rows).
         const uint8_t* src = q + b * kActBlockBytes;
-        if (b == nb - 1) src = static_cast<const uint8_t*>(std::memcpy(last, src, kBlockCols));
+        if (m == x.n_tokens - 1 && b == nb - 1) src = static_cast<const uint8_t*>(std::memcpy(last, src, kBlockCols));
         const I v = V::load(src);
         const F d = V::set1f(x.d[m * nb + b]);
         uint8_t* o = reinterpret_cast<uint8_t*>(row + b * kBlockCols);

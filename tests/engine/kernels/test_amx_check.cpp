@@ -16,6 +16,11 @@
 #include <vector>
 
 #include "engine/kernels/amx_check.h"
+#if defined(__x86_64__)
+#include "engine/kernels/amx/amx_bf16_kernels.h"
+#include "engine/kernels/amx/tile_model.h"
+#include "engine/kernels/model/vec16_model.h"
+#endif
 #include "engine/runtime/cpu_features.h"
 #include "engine/quant/float16.h"
 #include "engine/quant/quant.h"
@@ -201,3 +206,39 @@ TEST_CASE("the BF16 tile kernels on the hardware are their model, where the CPU 
   CHECK(best_simd_kernels(true, true) == hw);
   CHECK(best_simd_kernels() == simd_kernels(KernelIsa::Amx));
 }
+
+#if defined(__x86_64__)
+// The BF16 tiles' vector rounding (AmxBf16Impl::pair, on the model of the vectors) against
+// its scalar twin, bf16_round: ties to even, signs, the largest floats (to infinity),
+// denormals, zeros, and random values.
+TEST_CASE("the BF16 tiles round to nearest even as their scalar twin does") {
+  using Impl = simd::AmxBf16Impl<simd::Vec16Model, amx::TileModel>;
+  const auto bits = [](uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  };
+  std::vector<float> values = {1.0f, bits(0x3f808000u), bits(0x3f818000u), bits(0x3f80ffffu), -3.5f,
+                               bits(0xbf808000u), 65504.0f, 3.4028235e38f, bits(0x7f7f8000u), 1e-40f,
+                               0.0f, -0.0f, bits(0x7f800000u)};
+  CHECK(simd::bf16_round(bits(0x3f808000u)) == 0x3f80);  // a tie: to the even 1.0
+  CHECK(simd::bf16_round(bits(0x3f818000u)) == 0x3f82);  // a tie: up to the even neighbour
+  CHECK(simd::bf16_round(3.4028235e38f) == 0x7f80);      // past the largest BF16: infinity
+  std::mt19937 rng(80);
+  std::uniform_int_distribution<uint32_t> any(0, 0x7f7fffffu);
+  for (int i = 0; i < 1000; ++i) values.push_back(bits(any(rng) | ((rng() & 1u) << 31)));
+  for (size_t i = 0; i + 1 < values.size(); ++i) {
+    simd::Vec16Model::F lo{}, hi{};
+    for (int l = 0; l < 16; ++l) {
+      lo.v[l] = values[(i + l) % values.size()];
+      hi.v[l] = values[(i + l + 1) % values.size()];
+    }
+    const simd::Vec16Model::I got = Impl::pair(lo, hi);
+    for (int l = 0; l < 16; ++l) {
+      INFO("lo " << lo.v[l] << " hi " << hi.v[l]);
+      const uint32_t want = simd::bf16_round(lo.v[l]) | static_cast<uint32_t>(simd::bf16_round(hi.v[l])) << 16;
+      REQUIRE(static_cast<uint32_t>(got.v[l]) == want);
+    }
+  }
+}
+#endif
