@@ -113,6 +113,9 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<ThreadPool> pool
     info_.kernels += options_.amx ? std::string(" (AMX: ") + amx_status() + ")" : " (AMX: off by --amx off)";
   else if (options_.amx && options_.amx_bf16 && b.simd() && b.simd()->isa == KernelIsa::Amx)
     info_.kernels += std::string(" (BF16 tiles: ") + amx_bf16_status() + ")";
+  if (tiles && cpu.amx_bf16)
+    info_.kernels += b.simd()->attend_f16_tiles ? std::string(", prefill attention on BF16 tiles")
+                                                : std::string(" (attention tiles: ") + attend_tiles_status() + ")";
 }
 
 const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const std::string& text) {

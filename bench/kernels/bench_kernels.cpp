@@ -323,6 +323,64 @@ void bench_attention(const Args& a, std::mt19937& rng) {
               zero, n_pos);
 }
 
+// Prefill attention of one KV head's group (the 0.5B shape: 7 heads, 64 dimensions) for 64
+// tokens after `depth` cached positions, each query with its causal limit, 1 thread: the
+// vector kernel in the engine's blocks of 16 tokens (112 queries per call) against the AMX
+// BF16 tiles (attend_f16_tiles) in one call of 448 queries, where the table has them. The
+// multiply-adds counted are the useful ones (q.k and w.v up to each query's own limit).
+void bench_prefill_attention(const Args& a, std::mt19937& rng, int depth) {
+  const int heads = 7, dk = 64, dv = 64, tokens = 64, n_pos = depth + tokens, blocks = (n_pos + 15) / 16;
+  std::normal_distribution<float> n01(0.f, 1.f);
+  std::vector<uint16_t> keys(static_cast<size_t>(blocks) * 16 * dk), values(static_cast<size_t>(n_pos) * dv);
+  for (auto& x : keys) x = f32_to_f16(n01(rng));
+  for (auto& x : values) x = f32_to_f16(n01(rng));
+  const int n_q = tokens * heads;
+  std::vector<float> q(static_cast<size_t>(n_q) * dk), out(static_cast<size_t>(n_q) * dv), ref(out.size());
+  for (auto& x : q) x = 0.5f * n01(rng);
+  std::vector<int> limits(n_q);
+  double macs = 0;
+  for (int j = 0; j < n_q; ++j) {
+    limits[j] = depth + j / heads + 1;
+    macs += static_cast<double>(limits[j]) * (dk + dv);
+  }
+  const int block = 16 * heads;
+  std::vector<float> scratch(attend_scratch_floats(block, n_pos, dv));
+  const float scale = 1.0f / 8.0f;
+  const auto vector_call = [&](float* o) {
+    for (int j0 = 0; j0 < n_q; j0 += block) {
+      const int count = std::min(block, n_q - j0);
+      a.kernels->attend_f16(q.data() + static_cast<size_t>(j0) * dk, dk, count, keys.data(), values.data(),
+                            limits[j0 + count - 1], dk, dv, scale, scratch.data(), o + static_cast<size_t>(j0) * dv,
+                            dv, limits.data() + j0);
+    }
+  };
+  const auto tiles_call = [&](float* o) {
+    a.kernels->attend_f16_tiles(q.data(), dk, n_q, keys.data(), values.data(), n_pos, dk, dv, scale, scratch.data(),
+                                o, dv, limits.data());
+  };
+  const auto time_us = [&](auto&& call, float* o) {
+    std::vector<double> t;
+    for (int rep = 0; rep < (a.quick ? 5 : 30); ++rep) {
+      const auto start = Clock::now();
+      call(o);
+      t.push_back(seconds_since(start));
+    }
+    return median(t) * 1e6;
+  };
+  std::printf("\nprefill attention, %d tokens x %d heads after %d positions (F16 cache), 1 thread, us per head group\n",
+              tokens, heads, depth);
+  const double v = time_us(vector_call, ref.data());
+  std::printf("vector %.0f us (%.1f GMAC/s)", v, macs / v * 1e-3);
+  if (!a.kernels->attend_f16_tiles) {
+    std::printf("; tiles: not in this table (%s)\n", attend_tiles_status());
+    return;
+  }
+  const double t = time_us(tiles_call, out.data());
+  double worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, double{std::fabs(out[i] - ref[i])});
+  std::printf("  tiles %.0f us (%.1f GMAC/s)  vector/tiles %.2f  max |diff| %.2g\n", t, macs / t * 1e-3, v / t, worst);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -334,6 +392,8 @@ int main(int argc, char** argv) {
   std::mt19937 rng(42);
   bench_quantize(a, rng);
   bench_attention(a, rng);
+  bench_prefill_attention(a, rng, 0);
+  bench_prefill_attention(a, rng, 1450);
   if (a.quantize_only) return 0;
   std::vector<int> thread_counts;
   if (a.threads > 0)

@@ -271,14 +271,31 @@ int attention_token_block(int n, int n_kv, int group, int n_pos_max, int threads
   return std::max(1, std::min({block, per_thread, n}));
 }
 
+// Prefills of at least this many tokens attend on the tiles where the kernels have them
+// (SimdKernels::attend_f16_tiles): each call converts its keys and values for the tiles,
+// which pays once the call holds several tiles of 16 query rows.
+constexpr int kTileMinTokens = 16;
+
+// Tokens per tile attention call: as many as give every thread a call (a KV head's calls
+// go to one thread when there are at least as many heads as threads), at most 64 (448
+// query rows for a 7-head group), so the keys and values are converted few times.
+int tile_token_block(int n, int n_kv, int threads) {
+  const int calls_per_head = std::max(1, (threads + n_kv - 1) / n_kv);
+  return std::clamp((n + calls_per_head - 1) / calls_per_head, 1, 64);
+}
+
 }  // namespace
 
 void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
   const ModelConfig& c = model_.config();
   if (n > 1 && simd_ && kv.type() != KvType::Q8_0 && c.head_dim_k % 16 == 0 && c.head_dim_v % 16 == 0) {
+    if (n >= kTileMinTokens && kv.type() == KvType::F16 && simd_->attend_f16_tiles &&
+        tiles_attend_shape(static_cast<int>(c.head_dim_k), static_cast<int>(c.head_dim_v)))
+      return attention_blocks(layer, n, pos0, kv, tile_token_block(n, static_cast<int>(c.n_head_kv), pool_.size()),
+                              true);
     const int group = static_cast<int>(c.n_head / c.n_head_kv);
     const int block = attention_token_block(n, static_cast<int>(c.n_head_kv), group, pos0 + n, pool_.size());
-    if (block > 1) return attention_blocks(layer, n, pos0, kv, block);
+    if (block > 1) return attention_blocks(layer, n, pos0, kv, block, false);
   }
   const int n_kv = static_cast<int>(c.n_head_kv), group = static_cast<int>(c.n_head / c.n_head_kv);
   const int dk = static_cast<int>(c.head_dim_k), dv = static_cast<int>(c.head_dim_v);
@@ -350,7 +367,7 @@ void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
 // KV head into one contiguous batch (token-major), attends them together with each query's
 // own causal limit (n_pos_each), and copies the results back. Bit for bit the per-token
 // items' results (dispatch.h).
-void Forward::attention_blocks(int layer, int n, int pos0, KvCache& kv, int block) {
+void Forward::attention_blocks(int layer, int n, int pos0, KvCache& kv, int block, bool tiles) {
   const ModelConfig& c = model_.config();
   const int n_kv = static_cast<int>(c.n_head_kv), group = static_cast<int>(c.n_head / c.n_head_kv);
   const int dk = static_cast<int>(c.head_dim_k), dv = static_cast<int>(c.head_dim_v);
@@ -359,7 +376,7 @@ void Forward::attention_blocks(int layer, int n, int pos0, KvCache& kv, int bloc
   const int threads = pool_.size();
   const int n_q = block * group, n_pos_max = pos0 + n;
   // Per thread: the scores, then the batch's queries and outputs; and its queries' limits.
-  const size_t scores_floats = attend_scratch_floats(n_q, n_pos_max, dv);
+  const size_t scores_floats = tiles ? 0 : attend_scratch_floats(n_q, n_pos_max, dv);  // the tiles keep their own
   const size_t per_thread = scores_floats + static_cast<size_t>(n_q) * (dk + dv);
   grow(scores_, static_cast<size_t>(threads) * per_thread);
   if (limits_.size() < static_cast<size_t>(threads) * n_q) limits_.resize(static_cast<size_t>(threads) * n_q);
@@ -384,7 +401,7 @@ void Forward::attention_blocks(int layer, int n, int pos0, KvCache& kv, int bloc
         }
       const int n_pos = pos0 + t1;
       if (f16)
-        simd_->attend_f16(qs, dk, count, cache.keys_f16(layer, kvh), cache.values_f16(layer, kvh), n_pos, dk, dv,
+        (tiles ? simd_->attend_f16_tiles : simd_->attend_f16)(qs, dk, count, cache.keys_f16(layer, kvh), cache.values_f16(layer, kvh), n_pos, dk, dv,
                           scale, scratch, outs, dv, limits);
       else
         simd_->attend(qs, dk, count, cache.keys(layer, kvh), cache.values(layer, kvh), n_pos, dk, dv, scale, scratch,

@@ -65,7 +65,8 @@ class Forward {
   bool run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool want_logits_all, bool last_chunk,
                  std::vector<float>& logits, size_t logits_offset, const std::atomic<bool>* interrupt);
   void attention(int layer, int n, int pos0, KvCache& kv);
-  void attention_blocks(int layer, int n, int pos0, KvCache& kv, int block);
+  // tiles: the F16 cache's batches go to SimdKernels::attend_f16_tiles (the AMX BF16 tiles).
+  void attention_blocks(int layer, int n, int pos0, KvCache& kv, int block, bool tiles);
   void swiglu(size_t count);  // gate_[0..count) = silu(gate_) * up_, split across the pool when large
   // fn(t0, t1) over tokens [0, n): in slices across the pool for a batch of kSplitTokens or
   // more, else on the calling thread. For the per-token steps between the matmuls (norms,

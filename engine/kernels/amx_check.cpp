@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "engine/quant/float16.h"
 #include "engine/quant/quant.h"
 #include "engine/quant/quant_basic.h"
 #include "engine/quant/quant_kquants.h"
@@ -68,6 +70,54 @@ bool agrees_on(TensorType type, PackedMatmulFn amx, PackedMatmulFn vnni, bool ex
 }
 
 }  // namespace
+
+bool amx_attend_close(AttendF16Fn tiles) {
+  constexpr int kDim = 64, kPos = 100, kQueries = 37;
+  uint32_t state = 777u;
+  std::vector<float> keys(static_cast<size_t>(kPos) * kDim), values(keys.size()), q(static_cast<size_t>(kQueries) * kDim);
+  for (float& v : keys) v = f16_to_f32(f32_to_f16(next_value(&state)));
+  for (float& v : values) v = f16_to_f32(f32_to_f16(next_value(&state)));
+  for (float& v : q) v = 3.0f * next_value(&state);  // scores up to ~10: peaked and flat rows
+  // The cache's layouts: keys in transposed blocks of 16 positions, value rows.
+  std::vector<uint16_t> k16(static_cast<size_t>((kPos + 15) / 16) * 16 * kDim), v16(values.size());
+  for (int p = 0; p < kPos; ++p)
+    for (int i = 0; i < kDim; ++i) {
+      k16[(static_cast<size_t>(p / 16) * kDim + i) * 16 + p % 16] = f32_to_f16(keys[static_cast<size_t>(p) * kDim + i]);
+      v16[static_cast<size_t>(p) * kDim + i] = f32_to_f16(values[static_cast<size_t>(p) * kDim + i]);
+    }
+  std::vector<int> limits(kQueries);
+  for (int j = 0; j < kQueries; ++j) limits[j] = kPos - 36 + j;  // 64..100
+  const float scale = 0.125f;
+  std::vector<float> out(static_cast<size_t>(kQueries) * kDim, -1.0f), alone(kDim);
+  std::vector<float> scratch(attend_scratch_floats(kQueries, kPos, kDim));
+  tiles(q.data(), kDim, kQueries, k16.data(), v16.data(), kPos, kDim, kDim, scale, scratch.data(), out.data(), kDim,
+        limits.data());
+  std::vector<double> w(kPos);
+  for (int j = 0; j < kQueries; ++j) {
+    const int n = limits[j];
+    double mx = -1e300, sum = 0;
+    for (int p = 0; p < n; ++p) {
+      double d = 0;
+      for (int i = 0; i < kDim; ++i) d += double{q[static_cast<size_t>(j) * kDim + i]} * keys[static_cast<size_t>(p) * kDim + i];
+      w[p] = d * scale;
+      mx = std::max(mx, w[p]);
+    }
+    for (int p = 0; p < n; ++p) sum += (w[p] = std::exp(w[p] - mx));
+    for (int i = 0; i < kDim; ++i) {
+      double exact = 0, bound = 0;
+      for (int p = 0; p < n; ++p) {
+        exact += w[p] / sum * values[static_cast<size_t>(p) * kDim + i];
+        bound += w[p] / sum * std::fabs(values[static_cast<size_t>(p) * kDim + i]);
+      }
+      const double diff = std::fabs(out[static_cast<size_t>(j) * kDim + i] - exact);
+      if (!(diff <= 1e-5 * bound + 1e-6)) return false;  // NaN fails too
+    }
+    tiles(q.data() + static_cast<size_t>(j) * kDim, kDim, 1, k16.data(), v16.data(), n, kDim, kDim, scale,
+          scratch.data(), alone.data(), kDim, nullptr);
+    if (std::memcmp(alone.data(), out.data() + static_cast<size_t>(j) * kDim, sizeof(float) * kDim) != 0) return false;
+  }
+  return true;
+}
 
 bool amx_agrees(PackedMatmulFn amx, PackedMatmulFn vnni) {
   for (TensorType type : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0})

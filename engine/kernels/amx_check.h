@@ -18,4 +18,10 @@ bool amx_agrees(PackedMatmulFn amx, PackedMatmulFn vnni);
 // of vnni's (40 rows, 96 columns, 37 tokens: both token-tile pairings and a partial panel).
 bool amx_bf16_close(PackedMatmulFn bf16, PackedMatmulFn vnni);
 
+// Attention on the BF16 tiles (F16 keys and values, 64 dimensions, 100 positions, 37
+// queries with their own causal limits) against the same attention in double precision:
+// true when every output is within 1e-5 x sum_p w_p |v_p| (+ 1e-6) of it, and each query's
+// result has the same bits computed alone as in the batch.
+bool amx_attend_close(AttendF16Fn tiles);
+
 }  // namespace wafer

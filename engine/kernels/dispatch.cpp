@@ -48,6 +48,9 @@ void packed_matmul_bf16(const PackedMatrix& w, const QuantizedActs& x, float* y,
                         int64_t panel_begin, int64_t panel_end);
 void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                                  int64_t panel_begin, int64_t panel_end);
+void attend_f16_tiles(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
+                      int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,
+                      const int* n_pos_each);
 }
 namespace kernels_amx_model {
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
@@ -56,6 +59,9 @@ void packed_matmul_bf16(const PackedMatrix& w, const QuantizedActs& x, float* y,
                         int64_t panel_begin, int64_t panel_end);
 void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                                  int64_t panel_begin, int64_t panel_end);
+void attend_f16_tiles(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
+                      int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,
+                      const int* n_pos_each);
 }
 WAFER_DECLARE_INT8(kernels_avx512_model)
 namespace kernels_avx512_model {
@@ -227,24 +233,29 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
                                         kernels_avx512_model::attend_q8};
   // The AMX tables: the AVX-512 table (or its model) with the tile matmul (which hands
   // decode and the K-quants to the AVX-512 kernel).
+  // With AMX-BF16, prefill attention on the tiles too (attend_tiles_status).
   const auto with_tiles = [](const SimdKernels& base, KernelIsa isa, const char* name, PackedMatmulFn matmul,
-                             PackedMatmulFn prefetch = nullptr) {
+                             AttendF16Fn attend_tiles, PackedMatmulFn prefetch = nullptr) {
     SimdKernels k = base;
     k.isa = isa;
     k.name = name;
     k.matmul = matmul;
     if (prefetch) k.matmul_prefetch = prefetch;  // else the base's twin, which gives the int8 tiles' bits
+    k.attend_f16_tiles = attend_tiles;
     return k;
   };
-  static const SimdKernels kAmx = with_tiles(kAvx512, KernelIsa::Amx, "avx512-vnni+amx", kernels_amx::packed_matmul);
-  static const SimdKernels kAmxModel =
-      with_tiles(kAvx512Model, KernelIsa::AmxModel, "amx-model", kernels_amx_model::packed_matmul);
+  const AttendF16Fn hw_attend =
+      std::strcmp(attend_tiles_status(), kAmxInUse) == 0 ? kernels_amx::attend_f16_tiles : nullptr;
+  static const SimdKernels kAmx =
+      with_tiles(kAvx512, KernelIsa::Amx, "avx512-vnni+amx", kernels_amx::packed_matmul, hw_attend);
+  static const SimdKernels kAmxModel = with_tiles(kAvx512Model, KernelIsa::AmxModel, "amx-model",
+                                                  kernels_amx_model::packed_matmul, kernels_amx_model::attend_f16_tiles);
   static const SimdKernels kAmxBf16 =
-      with_tiles(kAvx512, KernelIsa::AmxBf16, "avx512-vnni+amx-bf16", kernels_amx::packed_matmul_bf16,
+      with_tiles(kAvx512, KernelIsa::AmxBf16, "avx512-vnni+amx-bf16", kernels_amx::packed_matmul_bf16, hw_attend,
                  kernels_amx::packed_matmul_bf16_prefetch);
   static const SimdKernels kAmxBf16Model =
       with_tiles(kAvx512Model, KernelIsa::AmxBf16Model, "amx-bf16-model", kernels_amx_model::packed_matmul_bf16,
-                 kernels_amx_model::packed_matmul_bf16_prefetch);
+                 kernels_amx_model::attend_f16_tiles, kernels_amx_model::packed_matmul_bf16_prefetch);
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Avx2:
@@ -296,6 +307,17 @@ const char* amx_bf16_status() {
   return status;
 }
 
+const char* attend_tiles_status() {
+  static const char* const status = [] {
+    if (!cpu_features().amx_bf16) return "not on this CPU";
+    if (std::strcmp(amx_status(), kAmxInUse) != 0) return amx_status();
+    if (!amx_attend_close(kernels_amx::attend_f16_tiles))
+      return "its results are not within FP32 rounding, so it is not used";
+    return kAmxInUse;
+  }();
+  return status;
+}
+
 #elif defined(__aarch64__)
 const SimdKernels* simd_kernels(KernelIsa isa) {
   const auto table = [](KernelIsa i, const char* name, PackedMatmulFn matmul, PackedMatmulFn prefetch, AttendFn attend,
@@ -322,11 +344,13 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
 
 const char* amx_status() { return "not on this CPU"; }
 const char* amx_bf16_status() { return "not on this CPU"; }
+const char* attend_tiles_status() { return "not on this CPU"; }
 
 #else
 const SimdKernels* simd_kernels(KernelIsa) { return nullptr; }
 const char* amx_status() { return "not on this CPU"; }
 const char* amx_bf16_status() { return "not on this CPU"; }
+const char* attend_tiles_status() { return "not on this CPU"; }
 #endif
 
 const SimdKernels* best_simd_kernels(bool amx, bool amx_bf16) {

@@ -145,7 +145,14 @@ struct SimdKernels {
   SwigluFn swiglu;
   QuantizeActsFn quantize;
   AttendQ8Fn attend_q8;
+  // attend_f16 for prefill batches on the AMX BF16 tiles (kernels/amx/amx_attend_kernels.h),
+  // or nullptr: to FP32 rounding, not bit for bit, the same as attend_f16; each query's
+  // result depends on that query alone, whatever the batch around it.
+  AttendF16Fn attend_f16_tiles = nullptr;
 };
+// The head shapes attend_f16_tiles computes on the tiles (it hands others to attend_f16,
+// which then needs attend_f16's scratch).
+constexpr bool tiles_attend_shape(int dk, int dv) { return dk % 32 == 0 && dv % 64 == 0 && dk <= 256 && dv <= 256; }
 
 // The kernels for an instruction set, or nullptr when this CPU (or this build) lacks it.
 const SimdKernels* simd_kernels(KernelIsa isa);
@@ -165,5 +172,10 @@ const char* amx_status();
 // AMX-BF16, the int8 tiles' own status, or a failed check). Checked once, on first call,
 // against the AVX-512 VNNI kernel within the bound the kernel states (amx_check.h).
 const char* amx_bf16_status();
+
+// Whether the AMX tables attend on the BF16 tiles (attend_f16_tiles): "in use", or why not
+// (no AMX-BF16, the int8 tiles' status, or a failed check against attention in double
+// precision, amx_check.h). Checked once, on first call.
+const char* attend_tiles_status();
 
 }  // namespace wafer

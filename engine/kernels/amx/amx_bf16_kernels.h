@@ -64,15 +64,7 @@ struct AmxBf16Impl {
   // the batch, and pays only when enough token tiles pass each unpacked group.
   static constexpr int kMinTokens = 32;
 
-  static amx::TileConfig config() {
-    amx::TileConfig c;
-    c.palette = 1;
-    for (int t = 0; t < 8; ++t) {
-      c.rows[t] = kTokens;
-      c.colsb[t] = 64;
-    }
-    return c;
-  }
+  static amx::TileConfig config() { return amx::full_tiles(); }
 
   static bool handles(TensorType type, int n_tokens) { return P::is_legacy(type) && n_tokens >= kMinTokens; }
 

@@ -59,14 +59,18 @@ struct TileHw {
     else if constexpr (C == 1 && A == 3 && B == 5) __asm__ volatile("tdpbssd %%tmm5, %%tmm3, %%tmm1" : : : "memory");
     else static_assert(C < 0, "spell out this tile pairing");
   }
-  // Tile C (fp32) += pairs of BF16 in tile A times pairs of BF16 in tile B (TDPBF16PS).
+  // Tile C (fp32) += pairs of BF16 in tile A times pairs of BF16 in tile B (TDPBF16PS), for
+  // C in 0..3, A in 4..5, B in 6..7: the pairings the BF16 kernels use.
   template <int C, int A, int B>
   static void dp_bf16() {
-    if constexpr (C == 0 && A == 4 && B == 6) __asm__ volatile("tdpbf16ps %%tmm6, %%tmm4, %%tmm0" : : : "memory");
-    else if constexpr (C == 1 && A == 4 && B == 7) __asm__ volatile("tdpbf16ps %%tmm7, %%tmm4, %%tmm1" : : : "memory");
-    else if constexpr (C == 2 && A == 5 && B == 6) __asm__ volatile("tdpbf16ps %%tmm6, %%tmm5, %%tmm2" : : : "memory");
-    else if constexpr (C == 3 && A == 5 && B == 7) __asm__ volatile("tdpbf16ps %%tmm7, %%tmm5, %%tmm3" : : : "memory");
+#define WAFER_DPBF16(c, a, b) \
+  else if constexpr (C == c && A == a && B == b) __asm__ volatile("tdpbf16ps %%tmm" #b ", %%tmm" #a ", %%tmm" #c : : : "memory");
+#define WAFER_DPBF16_C(c) WAFER_DPBF16(c, 4, 6) WAFER_DPBF16(c, 4, 7) WAFER_DPBF16(c, 5, 6) WAFER_DPBF16(c, 5, 7)
+    if constexpr (C < 0) static_assert(C >= 0);
+    WAFER_DPBF16_C(0) WAFER_DPBF16_C(1) WAFER_DPBF16_C(2) WAFER_DPBF16_C(3)
     else static_assert(C < 0, "spell out this tile pairing");
+#undef WAFER_DPBF16_C
+#undef WAFER_DPBF16
   }
 };
 

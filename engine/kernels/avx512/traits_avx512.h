@@ -58,6 +58,7 @@ struct Avx512Traits {
     return _mm512_maskz_mov_epi8(set, _mm512_set1_epi8(0x10));
   }
   static I bits(F a) { return _mm512_castps_si512(a); }  // the floats' bit patterns
+  static F from_bits(I a) { return _mm512_castsi512_ps(a); }  // bits(f)'s inverse
   static F to_float(I a) { return _mm512_cvtepi32_ps(a); }
   static F half_to_float(const uint16_t* p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));

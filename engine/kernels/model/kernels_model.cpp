@@ -4,6 +4,7 @@
 // the hardware kernels compute, bit for bit, so the tests run that code on every x86 CPU;
 // they are never chosen to compute (a plain loop per lane is many times slower than the
 // scalar backend).
+#include "engine/kernels/amx/amx_attend_kernels.h"
 #include "engine/kernels/amx/amx_bf16_kernels.h"
 #include "engine/kernels/amx/amx_kernels.h"
 #include "engine/kernels/amx/tile_model.h"
@@ -64,6 +65,15 @@ void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, 
                                  int64_t panel_begin, int64_t panel_end) {
   simd::AmxBf16Impl<simd::Vec16Model, amx::TileModel>::matmul(w, x, y, y_stride, panel_begin, panel_end,
                                                               kernels_avx512_model::packed_matmul_prefetch);
+}
+void attend_f16_tiles(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
+                      int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,
+                      const int* n_pos_each) {
+  using Impl = simd::AmxAttendImpl<simd::Vec16Model, amx::TileModel>;
+  if (!Impl::handles(dk, dv))
+    return kernels_avx512_model::attend_f16(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, scratch, out,
+                                            out_stride, n_pos_each);
+  Impl::attend(q, q_stride, n_q, keys, values, n_pos, dk, dv, scale, out, out_stride, n_pos_each);
 }
 }  // namespace kernels_amx_model
 

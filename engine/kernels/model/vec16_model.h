@@ -123,6 +123,11 @@ struct Vec16Model {
     std::memcpy(r.v, a.v, sizeof r.v);
     return r;
   }
+  [[gnu::noinline]] static F from_bits(I a) {
+    F r;
+    std::memcpy(r.v, a.v, sizeof r.v);
+    return r;
+  }
   [[gnu::noinline]] static F to_float(I a) {
     F r;
     for (int l = 0; l < 16; ++l) r.v[l] = static_cast<float>(a.v[l]);
