@@ -172,9 +172,11 @@ const std::vector<Setting> kTable = {
      .help = "use AMX tiles for the prefill matmuls of Q8_0, Q4_0 and Q5_0 weights where the CPU has them (Intel "
              "Xeon 4th generation, Sapphire Rapids, and later; see [AMX](#engine-speed)): Linux is asked for the "
              "tile state and the tile kernel must give the AVX-512 kernel's results bit for bit on a test matrix "
-             "before it is used. `off` keeps to the AVX-512 VNNI kernels and never touches AMX. On a CPU with AMX "
-             "the log says when it is not used and why, e.g. `kernels avx512-vnni, 2 threads (AMX: off by --amx "
-             "off)`; in use it reads `kernels avx512-vnni+amx, 2 threads`"},
+             "before it is used. Where the CPU also has AMX-BF16, a prefill's attention runs on the tiles too, to "
+             "FP32 precision (checked against attention in double precision first). `off` keeps to the AVX-512 "
+             "VNNI kernels and never touches AMX. On a CPU with AMX the log says when it is not used and why, e.g. "
+             "`kernels avx512-vnni, 2 threads (AMX: off by --amx off)`; in use it reads `kernels avx512-vnni+amx, 2 "
+             "threads, prefill attention on BF16 tiles`"},
     {.flag = "--amx-bf16", .key = "amxBf16", .commands = "lsp generate bench", .kind = OnOff,
      .field = &Options::amx_bf16, .reload = Reload::Engine, .def = "off",
      .help = "with `--amx on`, compute prefills of 32 tokens or more with BF16 tiles where the CPU has AMX-BF16: "
