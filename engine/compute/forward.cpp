@@ -272,9 +272,11 @@ int attention_token_block(int n, int n_kv, int group, int n_pos_max, int threads
 }
 
 // Prefills of at least this many tokens attend on the tiles where the kernels have them
-// (SimdKernels::attend_f16_tiles): each call converts its keys and values for the tiles,
-// which pays once the call holds several tiles of 16 query rows.
-constexpr int kTileMinTokens = 16;
+// (SimdKernels::attend_f16_tiles). Each call converts its keys and values for the tiles
+// first; with 4 tokens (28 query rows of a 7-head group) the tiles already cost less than
+// the vector kernel (a keystroke's 8 tokens after 2,150: attention 6.3-6.6 ms per forward
+// run against 8.3-9.2, 0.5B, 2 threads); with 2 they break even.
+constexpr int kTileMinTokens = 4;
 
 // Tokens per tile attention call: as many as give every thread a call (a KV head's calls
 // go to one thread when there are at least as many heads as threads), at most 64 (448
