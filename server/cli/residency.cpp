@@ -48,6 +48,7 @@ Result<Residency> measure_residency(const GgufFile& file, int threads) {
   r.l3_bytes = cpu.l3_bytes;
   r.kernels = std::string(kernels::default_backend().name());
   r.amx = amx_status();
+  r.attention_tiles = attend_tiles_status();
   ThreadPool pool(threads);
   r.threads = pool.size();
   r.bytes_per_thread = r.weight_bytes_per_token / static_cast<uint64_t>(r.threads);
@@ -72,12 +73,14 @@ std::string residency_text(const Residency& r) {
   std::snprintf(buf, sizeof buf,
                 "residency:\n"
                 "  weights read per decoded token: %s in %llu matrices (%s per thread, %d threads)\n"
-                "  kernels: %s (chosen by the CPU's features; AMX: %s); caches: L1d %s, L2 %s per core, L3 %s\n"
+                "  kernels: %s (chosen by the CPU's features; AMX: %s; attention on tiles: %s); caches: L1d %s, L2 %s per "
+                "core, L3 %s\n"
                 "  share of a thread's slice its L2 can hold: %.1f%%\n"
                 "  read bandwidth (measured now, %d threads): %.1f GB/s\n"
                 "  decode ceiling: %.1f tokens/s (bandwidth / bytes per token)\n",
                 mib(r.weight_bytes_per_token).c_str(), static_cast<unsigned long long>(r.matrices),
-                mib(r.bytes_per_thread).c_str(), r.threads, r.kernels.c_str(), r.amx.c_str(), mib(r.l1d_bytes).c_str(),
+                mib(r.bytes_per_thread).c_str(), r.threads, r.kernels.c_str(), r.amx.c_str(), r.attention_tiles.c_str(),
+                mib(r.l1d_bytes).c_str(),
                 mib(r.l2_bytes).c_str(),
                 mib(r.l3_bytes).c_str(), 100 * r.cached_fraction, r.threads, r.read_gbs, r.ceiling_tok_s);
   std::string out = buf;
@@ -102,6 +105,7 @@ nlohmann::json residency_json(const Residency& r) {
           {"bytes_per_thread", r.bytes_per_thread},
           {"kernels", r.kernels},
           {"amx", r.amx},
+          {"attention_tiles", r.attention_tiles},
           {"l1d_bytes", r.l1d_bytes},
           {"l2_bytes", r.l2_bytes},
           {"l3_bytes", r.l3_bytes},

@@ -214,6 +214,11 @@ TEST_CASE("engine: a Q8_0 KV cache needs key heads of whole 32-dimension blocks"
   const std::string kernels_line = "kernels " + std::string(kernels::default_backend().name()) + ", 2 threads";
   CHECK(q8.engine->info().kernels.rfind(kernels_line, 0) == 0);
   if (!cpu_features().amx_tile) CHECK(q8.engine->info().kernels == kernels_line);  // no AMX note to add
+  // With AMX-BF16 the line says whether prefill attention runs on the tiles, or why not.
+  if (const SimdKernels* k = kernels::default_backend().simd(); k && k->isa == KernelIsa::Amx && cpu_features().amx_bf16)
+    CHECK(q8.engine->info().kernels ==
+          kernels_line + (k->attend_f16_tiles ? std::string(", prefill attention on BF16 tiles")
+                                              : std::string(" (attention tiles: ") + attend_tiles_status() + ")"));
   // --amx off: the kernels chosen without AMX (the same ones on a CPU without it), and on
   // a CPU with AMX the log says it is off.
   o.amx = false;
