@@ -6,7 +6,7 @@
 // Precision: about FP32's, not BF16's. Every operand is split into BF16 parts whose sum is
 // the value: a key or value (F16, 11 significant bits) is exactly hi + lo, a query (scaled)
 // or a softmax weight (FP32) is hi + mid + lo to 2^-21. Each product of two BF16 parts is
-// exact in the tiles' FP32 sums; the five products taken (all but lo x lo, below 2^-28 of
+// exact in the tiles' FP32 sums; the five products taken (all but lo x lo, below 2^-21 of
 // the product) give every score and output within a few 2^-21 of exact, summed in the
 // tiles' order instead of the vector kernel's. The softmax is the vector kernel's
 // arithmetic (FloatImpl::weight, no denormal weights), normalized at the end: the weights
@@ -16,9 +16,9 @@
 // causal limit (4 tiles of 16 x 16 sums at a time), their softmax on the vector unit, the
 // weights split into parts, then the weighted sum of values (4 tiles of 16 x 16 outputs:
 // 64 dimensions at a time). Tiles 0..3 are the sums, 4..5 the A operands (query or weight
-// parts), 6..7 the B operands (key or value parts) - two of each alternate, so consecutive
-// products into one sum tile are four instructions apart (TDPBF16PS's latency is several of
-// its issue intervals) and the next operand loads while the last product runs. The keys and
+// parts), 6..7 the B operands (key or value parts) - two of each alternate, so the next
+// operand loads while the last product runs (on a Sapphire-Rapids-class Xeon TDPBF16PS
+// issued every ~4.8 ns whether or not it waited on the previous one's sums). The keys and
 // values are converted once per call into the tiles' layout; every query tile reuses them.
 //
 // Pair order: a BF16 pair of a tile row holds elements k and 16 + k of a 32-element chunk
