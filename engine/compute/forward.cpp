@@ -385,6 +385,7 @@ void Forward::attention_blocks(int layer, int n, int pos0, KvCache& kv, int bloc
   const int blocks = (n + block - 1) / block;
   const int64_t items = int64_t{blocks} * n_kv;
   const bool f16 = kv.type() == KvType::F16;
+  const AttendF16Fn attend_f16 = tiles ? simd_->attend_f16_tiles : simd_->attend_f16;
   const KvCache& cache = kv;
   pool_.run([&](int thread) {
     float* scratch = scores_.data() + static_cast<size_t>(thread) * per_thread;
@@ -403,8 +404,8 @@ void Forward::attention_blocks(int layer, int n, int pos0, KvCache& kv, int bloc
         }
       const int n_pos = pos0 + t1;
       if (f16)
-        (tiles ? simd_->attend_f16_tiles : simd_->attend_f16)(qs, dk, count, cache.keys_f16(layer, kvh), cache.values_f16(layer, kvh), n_pos, dk, dv,
-                          scale, scratch, outs, dv, limits);
+        attend_f16(qs, dk, count, cache.keys_f16(layer, kvh), cache.values_f16(layer, kvh), n_pos, dk, dv, scale,
+                   scratch, outs, dv, limits);
       else
         simd_->attend(qs, dk, count, cache.keys(layer, kvh), cache.values(layer, kvh), n_pos, dk, dv, scale, scratch,
                       outs, dv, limits);

@@ -244,15 +244,13 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
     k.attend_f16_tiles = attend_tiles;
     return k;
   };
-  const AttendF16Fn hw_attend =
-      std::strcmp(attend_tiles_status(), kAmxInUse) == 0 ? kernels_amx::attend_f16_tiles : nullptr;
-  static const SimdKernels kAmx =
-      with_tiles(kAvx512, KernelIsa::Amx, "avx512-vnni+amx", kernels_amx::packed_matmul, hw_attend);
+  // The hardware tables are made on their first request, after amx_status() allowed them:
+  // asking for any other table (--amx off) must not touch AMX.
+  const auto hw_attend = [] {
+    return std::strcmp(attend_tiles_status(), kAmxInUse) == 0 ? kernels_amx::attend_f16_tiles : nullptr;
+  };
   static const SimdKernels kAmxModel = with_tiles(kAvx512Model, KernelIsa::AmxModel, "amx-model",
                                                   kernels_amx_model::packed_matmul, kernels_amx_model::attend_f16_tiles);
-  static const SimdKernels kAmxBf16 =
-      with_tiles(kAvx512, KernelIsa::AmxBf16, "avx512-vnni+amx-bf16", kernels_amx::packed_matmul_bf16, hw_attend,
-                 kernels_amx::packed_matmul_bf16_prefetch);
   static const SimdKernels kAmxBf16Model =
       with_tiles(kAvx512Model, KernelIsa::AmxBf16Model, "amx-bf16-model", kernels_amx_model::packed_matmul_bf16,
                  kernels_amx_model::attend_f16_tiles, kernels_amx_model::packed_matmul_bf16_prefetch);
@@ -266,12 +264,21 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
       return cpu.has_avx2_kernels() && cpu.avx_vnni ? &kAvx2Vnni : nullptr;
     case KernelIsa::Avx2VnniEvex:
       return cpu.has_avx2_kernels() && cpu.avx512f && cpu.avx512vl && cpu.avx512vnni ? &kAvx2VnniEvex : nullptr;
-    case KernelIsa::Amx:
-      return std::strcmp(amx_status(), kAmxInUse) == 0 ? &kAmx : nullptr;
+    case KernelIsa::Amx: {
+      if (std::strcmp(amx_status(), kAmxInUse) != 0) return nullptr;
+      static const SimdKernels kAmx =
+          with_tiles(kAvx512, KernelIsa::Amx, "avx512-vnni+amx", kernels_amx::packed_matmul, hw_attend());
+      return &kAmx;
+    }
     case KernelIsa::AmxModel:
       return &kAmxModel;
-    case KernelIsa::AmxBf16:
-      return std::strcmp(amx_bf16_status(), kAmxInUse) == 0 ? &kAmxBf16 : nullptr;
+    case KernelIsa::AmxBf16: {
+      if (std::strcmp(amx_bf16_status(), kAmxInUse) != 0) return nullptr;
+      static const SimdKernels kAmxBf16 =
+          with_tiles(kAvx512, KernelIsa::AmxBf16, "avx512-vnni+amx-bf16", kernels_amx::packed_matmul_bf16,
+                     hw_attend(), kernels_amx::packed_matmul_bf16_prefetch);
+      return &kAmxBf16;
+    }
     case KernelIsa::AmxBf16Model:
       return &kAmxBf16Model;
     case KernelIsa::Avx512Model:
