@@ -6,7 +6,7 @@
 // (amx_bf16_kernels.h) where the CPU also has AMX-BF16 and its check finds it within its
 // stated bound, handing batches of fewer than 32 tokens to the int8 kernel. Prefill
 // attention (amx_attend_kernels.h) runs on the BF16 tiles where the CPU has AMX-BF16 and
-// its check finds it within FP32 rounding of the AVX-512 kernel. The same code on software models of the tiles and the
+// its check finds it within FP32 rounding of attention in double precision. The same code on software models of the tiles and the
 // vectors, for the tests on any x86 CPU: kernels/model/kernels_model.cpp.
 #include "engine/kernels/amx/amx_attend_kernels.h"
 #include "engine/kernels/amx/amx_bf16_kernels.h"

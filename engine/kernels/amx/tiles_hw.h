@@ -66,7 +66,7 @@ struct TileHw {
 #define WAFER_DPBF16(c, a, b) \
   else if constexpr (C == c && A == a && B == b) __asm__ volatile("tdpbf16ps %%tmm" #b ", %%tmm" #a ", %%tmm" #c : : : "memory");
 #define WAFER_DPBF16_C(c) WAFER_DPBF16(c, 4, 6) WAFER_DPBF16(c, 4, 7) WAFER_DPBF16(c, 5, 6) WAFER_DPBF16(c, 5, 7)
-    if constexpr (C < 0) static_assert(C >= 0);
+    if constexpr (C < 0) static_assert(C >= 0);  // heads the chain of `else if`s below
     WAFER_DPBF16_C(0) WAFER_DPBF16_C(1) WAFER_DPBF16_C(2) WAFER_DPBF16_C(3)
     else static_assert(C < 0, "spell out this tile pairing");
 #undef WAFER_DPBF16_C
