@@ -72,9 +72,11 @@ TEST_CASE("completion quality: typing-through serves typed characters from the l
   s.erase(1, col - 1, col);
   --col;
   CHECK(s.suggest(1, col) == "+ tax");  // "total " typed
+  // Its time is a figure, not a check (machines are shared and noisy; `wafer bench replay`
+  // reports it): what the test checks is that no request but the first reached the engine.
   json latency = s.client->request("wafer/stats", nullptr)["result"]["latency_ms"]["typing_through_ms"];
   WARN("typing-through answer time inside the daemon (ms): " << latency.dump());
-  CHECK(latency["p50"].get<double>() < 1.0);
+  CHECK(latency["count"] == 8);
   json counts = s.counts();
   CHECK(counts["typing_through"] == 8);
   CHECK(counts["outcome_done"] == 1);  // one engine run for 9 requests

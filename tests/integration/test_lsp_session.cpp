@@ -130,9 +130,14 @@ TEST_CASE("lsp session: an edit while a completion runs or waits never fails the
   CHECK((*r)["result"]["items"][0]["insertText"] == "abcdefgh");
   CHECK((*r)["result"]["items"][0]["range"]["start"] == json({{"line", 3}, {"character", 11}}));
 
-  c.notify("workspace/didChangeConfiguration", {{"settings", {{"debounceMs", 400}}}});
-  int64_t waiting = c.send_request("textDocument/inlineCompletion", inline_params(4, 0));
+  // The request must still be in its debounce when the edit arrives, on a slow machine
+  // (sanitizers) too: the debounce runs from the last keystroke, so one comes right before
+  // the request (the first completion may have ended more than a debounce after the edit
+  // above), and without an early prefill, whose end would end the debounce at once.
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"debounceMs", 1000}, {"earlyPrefill", false}}}});
   c.notify("textDocument/didChange", insert_change(3, 0, 0, "#"));
+  int64_t waiting = c.send_request("textDocument/inlineCompletion", inline_params(4, 0));
+  c.notify("textDocument/didChange", insert_change(4, 0, 0, "#"));
   auto dropped = c.wait_for_response(waiting);
   REQUIRE(dropped);
   INFO(dropped->dump());
