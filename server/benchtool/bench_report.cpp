@@ -208,6 +208,11 @@ std::string format_server_stats(const json& stats) {
   if (latency.contains("typing_budget_ms"))
     out += "server: typing budget p50 " + ms(p("typing_budget_ms", "p50")) + " ms on " +
            fmt("%.0f", p("typing_budget_ms", "count")) + " requests (the rhythm's share of latencyBudgetMs)\n";
+  for (auto [key, what] : {std::pair{"typing_through_ms", "from the last suggestion (typed-through)"},
+                           std::pair{"ahead_answer_ms", "from the continuation decoded ahead"}})
+    if (latency.contains(key))
+      out += std::string("server: ") + fmt("%.0f", p(key, "count")) + " answers " + what + ", p50 " + ms(p(key, "p50")) +
+             "  p99 " + ms(p(key, "p99")) + " ms inside the daemon\n";
   const double requests = count("inline_requests");
   const double sources[] = {count("extra_tokens_open"), count("extra_tokens_index"), count("extra_tokens_same_file"),
                             count("extra_tokens_recent")};

@@ -167,3 +167,15 @@ TEST_CASE("server stats: all engine prefill per edit, by part of the prompt") {
   stats["counts"].erase("prefilled_part_frame");
   CHECK(format_server_stats(stats).find("per edit") == std::string::npos);  // an older server: no line
 }
+
+TEST_CASE("server stats: answers served without the engine, with their time inside the daemon") {
+  nlohmann::json stats = {{"counts", nlohmann::json::object()},
+                          {"latency_ms", {{"typing_through_ms", {{"count", 12}, {"p50", 0.3}, {"p99", 1.5}}}}}};
+  std::string out = format_server_stats(stats);
+  CHECK(out.find("server: 12 answers from the last suggestion (typed-through), p50 0.3  p99 1.5 ms inside the "
+                 "daemon\n") != std::string::npos);
+  CHECK(out.find("continuation decoded ahead") == std::string::npos);
+  stats["latency_ms"]["ahead_answer_ms"] = {{"count", 3}, {"p50", 0.5}, {"p99", 0.7}};
+  out = format_server_stats(stats);
+  CHECK(out.find("server: 3 answers from the continuation decoded ahead, p50 0.5") != std::string::npos);
+}
