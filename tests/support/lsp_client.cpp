@@ -175,11 +175,18 @@ std::optional<json> LspClient::next(int timeout_ms) {
 }
 
 std::optional<json> LspClient::wait_for(const std::function<bool(const json&)>& pred, int timeout_ms) {
+  for (auto it = responses_.begin(); it != responses_.end(); ++it) {
+    if (!pred(*it)) continue;
+    json m = std::move(*it);
+    responses_.erase(it);
+    return m;
+  }
   auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     std::optional<json> m = next(remaining_ms(deadline));
     if (!m) return std::nullopt;
     if (pred(*m)) return m;
+    if (!m->contains("method") && m->contains("id")) responses_.push_back(std::move(*m));
   }
 }
 

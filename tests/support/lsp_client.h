@@ -64,7 +64,8 @@ class LspClient {
   // The next message from the server, or nullopt after timeout_ms / at end of stream.
   std::optional<json> next(int timeout_ms = 10000);
   // Reads until a message satisfies pred; nullopt after timeout_ms. Every message read is
-  // appended to received().
+  // appended to received(). Responses read on the way that do not satisfy pred are kept and
+  // looked at first by later calls: the server may answer requests out of order.
   std::optional<json> wait_for(const std::function<bool(const json&)>& pred, int timeout_ms = 10000);
   std::optional<json> wait_for_response(int64_t id, int timeout_ms = 10000);
 
@@ -79,7 +80,7 @@ class LspClient {
  private:
   Subprocess proc_;
   std::string buffer_;
-  std::vector<json> queue_;  // read but not yet returned by next()
+  std::vector<json> responses_;  // read by wait_for, not yet matched
   std::vector<json> received_;
   int64_t next_id_ = 1;
 };
