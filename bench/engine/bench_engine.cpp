@@ -411,8 +411,8 @@ int main(int argc, char** argv) {
     }
   }
   fs::remove_all(dir);
-  // What the backend chose by timing itself (the K-quant prefetch: tried on the first
-  // K-quant decode steps of the process, then again every 131,072 of them).
+  // What the backend chose by timing itself (the decode prefetch: tried on the first
+  // decode steps of the process, then again every 131,072 of them).
   if (const std::string t = backend.tuning(); !t.empty() && !a.json)
     std::printf("\ntuning: %s\n", t.c_str());
   return status;

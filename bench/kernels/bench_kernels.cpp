@@ -191,8 +191,9 @@ int64_t bench_cols(TensorType t) {
 
 // Decode: one token through a stack of matrices bigger than the caches, each split into
 // per-thread panel slices, as the forward pass does. GB/s of weights with SimdKernels::matmul
-// and, for the K-quants, with matmul_prefetch (the backend picks one of the two by timing;
-// 0 for the other types, whose kernels are the same), the two alternating pass by pass.
+// and, where prefetch_applies (K-quants, Q8_0, Q4_0), with matmul_prefetch (the backend
+// picks one of the two by timing; 0 for the other types, whose kernels are the same), the
+// two alternating pass by pass.
 struct DecodeGbs {
   double plain = 0, prefetch = 0;
 };

@@ -21,11 +21,11 @@ namespace {
 
 constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::layout
 
-// Software prefetch in the K-quant decode kernels speeds them up on some machines and
-// slows them down on others (packed_kernels.h: +35 % on one EPYC VM, -40 % on another).
-// So decode-sized K-quant steps alternate the two kernels (SimdKernels::matmul and
-// matmul_prefetch, same results) for kTrialSteps steps, adding up bytes and time for each,
-// and then the faster one is used. The trial is repeated every kPeriod steps (about a
+// Software prefetch in the decode kernels speeds them up on some machines and slows them
+// down on others (packed_kernels.h: K-quants +35 % on one EPYC VM, -40 % on another; Q4_0
+// +12 % on a Sapphire Rapids guest). So decode-sized steps (prefetch_applies) alternate
+// the two kernels (SimdKernels::matmul and matmul_prefetch, same results) for kTrialSteps
+// steps, adding up bytes and time for each, and then the faster one is used. The trial is repeated every kPeriod steps (about a
 // thousand decoded tokens of a 1.5B model): a choice made in a noisy spell, or before the
 // VM moved to another host, does not stay for the life of a daemon. Alternating step by
 // step gives both kernels the same share of the machine's noise.
@@ -63,7 +63,7 @@ class PrefetchChoice {
     const int d = decided_.load(std::memory_order_relaxed);
     char buf[160];
     // Three significant digits: a slow or emulated CPU times well under 0.1 GB/s.
-    std::snprintf(buf, sizeof buf, "K-quant decode prefetch %s (timed: %.3g GB/s without, %.3g with)",
+    std::snprintf(buf, sizeof buf, "decode prefetch %s (timed: %.3g GB/s without, %.3g with)",
                   d < 0 ? "undecided" : d ? "on" : "off", rate_[0].load(std::memory_order_relaxed),
                   rate_[1].load(std::memory_order_relaxed));
     return buf;

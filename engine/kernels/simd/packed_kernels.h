@@ -37,9 +37,9 @@ struct PackedImpl {
   // third of the speed (Q6_K with 2 threads: 25-31 GB/s without, 16-18 with), the hardware
   // prefetcher already doing the job. The backend times both now and then while decoding and
   // uses the faster (simd_backend.cpp). Non-temporal (NTA) prefetches 4-8 KB ahead measured
-  // best. The legacy formats gain nothing (Q8_0 loses a little) and prefill reuses each
-  // panel across token tiles, so only K-quant tiles of few tokens prefetch (on an 8-lane
-  // ISA, only in the first pass over a panel). Always inlined: GCC deems an out-of-line
+  // best. Prefill reuses each panel across token tiles, so only K-quant tiles of few tokens
+  // prefetch (on an 8-lane ISA, only in the first pass over a panel), and the one-token
+  // loop of Q8_0 and Q4_0 (legacy_rows, its own distance and kind). Always inlined: GCC deems an out-of-line
   // function that only prefetches pure, and deletes the call.
   static constexpr int kPrefetchAhead = 8192;   // bytes ahead of the block being read
   static constexpr int kPrefetchMaxTokens = ::wafer::kPrefetchMaxTokens;  // tiles up to this size prefetch
@@ -165,6 +165,11 @@ struct PackedImpl {
   // Sapphire Rapids guest with 2 threads the per-panel tile path (all eight loads of a
   // block, then the eight products with embedded broadcasts) streamed Q8_0 weights at
   // 27-31 GB/s and this loop at 32-34, close to a loop that only loads (36-37 GB/s).
+  // kPf (the matmul_prefetch twin): each block also prefetches the lines kRowPrefetchAhead
+  // bytes on, into L1. There it took Q4_0 from 29-30 to 32-33 GB/s (decode of the 0.5B
+  // model 81-85 -> 91-95 tok/s) and Q8_0 from 34 to 35; 2 KB ahead measured the same, 4 KB
+  // a little less, and NTA prefetches (the K-quants' kind) halved the speed.
+  static constexpr int kRowPrefetchAhead = 1024;
   template <class Fmt>
   static I row_dot(I acc, I w, const void* a) {
     if constexpr (requires { V::dot_u_bcast_reg(acc, w, a); }) {
@@ -188,7 +193,7 @@ struct PackedImpl {
     s = V::add(s, s1);
     return V::fmadd(V::to_float(s), V::mul(dw, V::set1f(*reinterpret_cast<const float*>(qa + 32))), acc);
   }
-  template <class Fmt>
+  template <class Fmt, bool kPf>
   static void legacy_rows(const PackedMatrix& w, int64_t panel_begin, int64_t panel_end, const uint8_t* tiled,
                           float* y) {
     const int64_t nb = w.blocks_per_row();
@@ -199,6 +204,10 @@ struct PackedImpl {
       F acc = V::zero_f(), acc_hi = V::zero_f();
       for (int64_t b = 0; b < nb; ++b) {
         const uint8_t* blk = panel + b * Fmt::kBlockBytes;
+        if constexpr (kPf) {
+          _Pragma("GCC unroll 16")
+          for (int off = 0; off < Fmt::kBlockBytes; off += 64) __builtin_prefetch(blk + kRowPrefetchAhead + off, 0, 3);
+        }
         const uint8_t* qa = tiled + b * kLegacyTokenBytes;
         acc = row_block<Fmt, 0>(blk, qa, acc);
         if constexpr (L < kRows) acc_hi = row_block<Fmt, L>(blk, qa, acc_hi);
@@ -485,8 +494,10 @@ struct PackedImpl {
       }
     }
     const uint8_t* tiled = buf.data();
-    if (x.n_tokens == 1 && w.type == TensorType::Q8_0) return legacy_rows<Q8_0>(w, panel_begin, panel_end, tiled, y);
-    if (x.n_tokens == 1 && w.type == TensorType::Q4_0) return legacy_rows<Q4_0>(w, panel_begin, panel_end, tiled, y);
+    if (x.n_tokens == 1 && w.type == TensorType::Q8_0)
+      return legacy_rows<Q8_0, kPf>(w, panel_begin, panel_end, tiled, y);
+    if (x.n_tokens == 1 && w.type == TensorType::Q4_0)
+      return legacy_rows<Q4_0, kPf>(w, panel_begin, panel_end, tiled, y);
     // Token blocks that stay in L2 while the panels stream past (token_block.h).
     const int block = prefill_token_block(x.blocks() * (legacy ? kLegacyTokenBytes : kKTokenBytes), V::kMaxTokens);
     for (int b0 = 0; b0 < x.n_tokens; b0 += block) {

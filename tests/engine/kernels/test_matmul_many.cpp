@@ -101,9 +101,9 @@ TEST_CASE("matmul_many gives each matrix what matmul gives it alone", "[kernels]
   }
 }
 
-// The SIMD backend times its first decode-sized K-quant steps with and without software
-// prefetch (alternating), then keeps the faster kernel: the outputs never change, and
-// afterwards it reports which one it kept and both measured speeds.
+// The SIMD backend times its first decode-sized steps (here K-quant ones) with and without
+// software prefetch (alternating), then keeps the faster kernel: the outputs never change,
+// and afterwards it reports which one it kept and both measured speeds.
 TEST_CASE("SIMD backend picks K-quant prefetch by timing, results unchanged", "[kernels]") {
   for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex,
                         KernelIsa::Neon, KernelIsa::NeonDotprod}) {
