@@ -7,7 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <string>
+#include <string_view>
 
 #include "engine/kernels/kernels.h"
 #include "engine/quant/quant.h"
@@ -28,7 +30,9 @@ constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::l
 // steps, adding up bytes and time for each, and then the faster one is used. The trial is repeated every kPeriod steps (about a
 // thousand decoded tokens of a 1.5B model): a choice made in a noisy spell, or before the
 // VM moved to another host, does not stay for the life of a daemon. Alternating step by
-// step gives both kernels the same share of the machine's noise.
+// step gives both kernels the same share of the machine's noise. One choice per weight
+// type (a model mixes them): on the Sapphire Rapids guest prefetch gains 10-15 % for
+// Q4_0 and little for Q8_0, so a choice made on Q8_0 steps was a coin toss for Q4_0.
 class PrefetchChoice {
  public:
   static constexpr int64_t kWarmup = 16;        // steps of each period not timed (cold caches)
@@ -59,13 +63,14 @@ class PrefetchChoice {
     decided_.store(rate_[1].load(std::memory_order_relaxed) > rate_[0].load(std::memory_order_relaxed) ? 1 : 0,
                    std::memory_order_relaxed);
   }
-  std::string report() const {
+  bool started() const { return steps_.load(std::memory_order_relaxed) > 0; }
+  std::string report(std::string_view type) const {
     const int d = decided_.load(std::memory_order_relaxed);
     char buf[160];
     // Three significant digits: a slow or emulated CPU times well under 0.1 GB/s.
-    std::snprintf(buf, sizeof buf, "decode prefetch %s (timed: %.3g GB/s without, %.3g with)",
-                  d < 0 ? "undecided" : d ? "on" : "off", rate_[0].load(std::memory_order_relaxed),
-                  rate_[1].load(std::memory_order_relaxed));
+    std::snprintf(buf, sizeof buf, "%.*s decode prefetch %s (timed: %.3g GB/s without, %.3g with)",
+                  static_cast<int>(type.size()), type.data(), d < 0 ? "undecided" : d ? "on" : "off",
+                  rate_[0].load(std::memory_order_relaxed), rate_[1].load(std::memory_order_relaxed));
     return buf;
   }
 
@@ -157,7 +162,7 @@ class SimdBackend final : public Backend {
     int trial = -1;  // the kernel this step times, if any
     if (prefetch_applies(w0.view.type, n)) {
       bool timed = false;
-      const int with = prefetch_.next(&step, &timed);
+      const int with = prefetch_[prefetch_slot(w0.view.type)].next(&step, &timed);
       trial = timed ? with : -1;
       fn = with ? k_.matmul_prefetch : k_.matmul;
     }
@@ -174,16 +179,34 @@ class SimdBackend final : public Backend {
       int64_t bytes = 0;
       for (const MatmulJob& j : jobs)
         bytes += static_cast<int64_t>(packed_bytes(j.w->view.type, j.w->view.rows, j.w->view.cols));
-      prefetch_.record(step, trial, bytes, ns.count());
+      prefetch_[prefetch_slot(w0.view.type)].record(step, trial, bytes, ns.count());
     }
   }
 
-  std::string tuning() const override { return prefetch_.report(); }
+  // The types with a prefetch twin (prefetch_applies), one choice each; the types' tried
+  // choices, or "decode prefetch undecided" before any decode step.
+  static constexpr TensorType kPrefetchTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_K,
+                                                  TensorType::Q5_K, TensorType::Q6_K};
+  static constexpr size_t kPrefetchSlots = std::size(kPrefetchTypes);
+  static size_t prefetch_slot(TensorType type) {
+    for (size_t i = 0; i < kPrefetchSlots; ++i)
+      if (kPrefetchTypes[i] == type) return i;
+    return kPrefetchSlots - 1;  // not reached: prefetch_applies() names only these
+  }
+  std::string tuning() const override {
+    std::string r;
+    for (size_t i = 0; i < kPrefetchSlots; ++i) {
+      if (!prefetch_[i].started()) continue;
+      if (!r.empty()) r += "; ";
+      r += prefetch_[i].report(tensor_type_name(kPrefetchTypes[i]));
+    }
+    return r.empty() ? "decode prefetch undecided" : r;
+  }
 
  private:
   const SimdKernels& k_;
   mutable WeightArena arena_;
-  mutable PrefetchChoice prefetch_;
+  mutable PrefetchChoice prefetch_[kPrefetchSlots];
 };
 
 // One backend per instruction set this CPU runs, created on first use (so AMX is probed

@@ -141,3 +141,31 @@ TEST_CASE("SIMD backend picks K-quant prefetch by timing, results unchanged", "[
     CHECK(with > 0);
   }
 }
+
+// Each weight type with a prefetch twin gets its own trial and choice (the gain differs
+// by type), and the report names each type tried.
+TEST_CASE("SIMD backend chooses the decode prefetch per weight type", "[kernels]") {
+  for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Neon}) {
+    const Backend* b = kernels::simd_backend(isa);
+    if (!b) continue;
+    INFO(b->name());
+    ThreadPool pool(2);
+    std::mt19937 rng(11);
+    const int64_t rows = 48, cols = 512;
+    std::normal_distribution<float> n01(0.f, 1.f);
+    std::vector<float> x(static_cast<size_t>(cols)), y(static_cast<size_t>(rows));
+    for (auto& v : x) v = n01(rng);
+    for (TensorType t : {TensorType::Q8_0, TensorType::Q4_0}) {
+      Weights w = make_weights(*b, t, rows, cols, rng);
+      for (int step = 0; step < 1100; ++step) {  // past this type's warm-up and timed steps
+        ActivationSet s1;
+        s1.reset(x.data(), 1, cols);
+        b->matmul(w.packed, s1, y.data(), rows, pool);
+      }
+    }
+    const std::string report = b->tuning();
+    INFO(report);
+    for (const char* type : {"q8_0 decode prefetch o", "q4_0 decode prefetch o"})
+      CHECK(report.find(type) != std::string::npos);
+  }
+}
