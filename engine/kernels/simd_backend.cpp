@@ -168,6 +168,17 @@ class SimdBackend final : public Backend {
     }
     const auto start = trial >= 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     pool.run([&](int t) {
+      // Decode: the first lines of this thread's slice of every matrix are asked for at
+      // once, so the streams of k and v (a few dozen KB each) do not each start with a
+      // round trip to memory after the one before ends (q/k/v 0.68-0.75 -> 0.59-0.60 ms
+      // per token for the 0.5B Q4_0 model, 0.97-1.03 -> 0.90 for Q8_0, 2 threads).
+      if (n == 1)
+        for (const MatmulJob& j : jobs) {
+          const ::wafer::PackedMatrix pm{j.w->view.type, j.w->view.rows, j.w->view.cols, j.w->data};
+          const Slice s = thread_slice(pm.panels(), t, threads);
+          if (s.begin < s.end)
+            for (int off = 0; off < kStartPrefetchBytes; off += 64) __builtin_prefetch(pm.panel(s.begin) + off, 0, 3);
+        }
       for (const MatmulJob& j : jobs) {
         const ::wafer::PackedMatrix pm{j.w->view.type, j.w->view.rows, j.w->view.cols, j.w->data};
         const Slice s = thread_slice(pm.panels(), t, threads);
@@ -193,6 +204,8 @@ class SimdBackend final : public Backend {
       if (kPrefetchTypes[i] == type) return i;
     return kPrefetchSlots - 1;  // not reached: prefetch_applies() names only these
   }
+  static constexpr int kStartPrefetchBytes = 2048;
+
   std::string tuning() const override {
     std::string r;
     for (size_t i = 0; i < kPrefetchSlots; ++i) {
