@@ -27,9 +27,10 @@ constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::l
 // down on others (packed_kernels.h: K-quants +35 % on one EPYC VM, -40 % on another; Q4_0
 // +12 % on a Sapphire Rapids guest). So decode-sized steps (prefetch_applies) alternate
 // the two kernels (SimdKernels::matmul and matmul_prefetch, same results) for kTrialSteps
-// steps, adding up bytes and time for each, and then the faster one is used. The trial is repeated every kPeriod steps (about a
-// thousand decoded tokens of a 1.5B model): a choice made in a noisy spell, or before the
-// VM moved to another host, does not stay for the life of a daemon. Alternating step by
+// steps, adding up bytes and time for each, and then the faster one is used. The trial is
+// repeated every kPeriod steps (about a thousand decoded tokens of a 1.5B model): a choice
+// made in a noisy spell, or before the VM moved to another host, does not stay for the
+// life of a daemon. Alternating step by
 // step gives both kernels the same share of the machine's noise. One choice per weight
 // type (a model mixes them): on the Sapphire Rapids guest prefetch gains 10-15 % for
 // Q4_0 and little for Q8_0, so a choice made on Q8_0 steps was a coin toss for Q4_0.

@@ -40,7 +40,7 @@ struct Avx512Traits {
   }
   static I dot_q8_bcast(I acc, I w, const void* p) { return dot_u_bcast(acc, w, p); }
   // The same with a separate broadcast into a register, for the decode loop
-  // (PackedImpl::legacy_row), where it streamed the weights faster than the embedded form.
+  // (PackedImpl::row_block), where it streamed the weights faster than the embedded form.
   static I dot_u_bcast_reg(I acc, I u, const void* p) { return _mm512_dpbusd_epi32(acc, u, bcast32(p)); }
   static I and_(I a, I b) { return _mm512_and_si512(a, b); }
   static I or_(I a, I b) { return _mm512_or_si512(a, b); }

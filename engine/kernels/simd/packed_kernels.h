@@ -39,8 +39,8 @@ struct PackedImpl {
   // uses the faster (simd_backend.cpp). Non-temporal (NTA) prefetches 4-8 KB ahead measured
   // best. Prefill reuses each panel across token tiles, so only K-quant tiles of few tokens
   // prefetch (on an 8-lane ISA, only in the first pass over a panel), and the one-token
-  // loop of Q8_0 and Q4_0 (legacy_rows, its own distance and kind). Always inlined: GCC deems an out-of-line
-  // function that only prefetches pure, and deletes the call.
+  // loop of Q8_0 and Q4_0 (legacy_rows, its own distance and kind). Always inlined: GCC
+  // deems an out-of-line function that only prefetches pure, and deletes the call.
   static constexpr int kPrefetchAhead = 8192;   // bytes ahead of the block being read
   static constexpr int kPrefetchMaxTokens = ::wafer::kPrefetchMaxTokens;  // tiles up to this size prefetch
   template <int kBytes>
