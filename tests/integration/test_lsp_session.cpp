@@ -88,7 +88,7 @@ TEST_CASE("lsp session: initialize / open / burst of completions / shutdown / ex
   CHECK(stats["result"]["counts"]["outcome_done"] == 1);
   CHECK(stats["result"]["latency_ms"]["debounce_ms"]["count"] == 3);
   // The kernels in use: the ones the engine chooses on this CPU (e.g. "avx512-vnni+amx",
-  // "avx512-vnni", "avx2-vnni", "avx2", "scalar"); the fake engine runs no K-quant decode, so
+  // "avx512-vnni", "avx2-vnni", "avx2", "scalar"); the fake engine decodes nothing, so
   // the SIMD backends report the prefetch trial as undecided.
   const json& kernels = stats["result"]["kernels"];
   CHECK(kernels["name"] == wafer::compute_kernels(/*amx=*/true, /*amx_bf16=*/false).name);
