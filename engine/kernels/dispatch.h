@@ -125,11 +125,12 @@ using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64
                                 int t_end);
 
 // SimdKernels::matmul_prefetch differs from matmul only for K-quant weights and token
-// tiles of up to kPrefetchMaxTokens tokens (decode, short verify batches), and for Q8_0
-// and Q4_0 weights and one token.
+// tiles of up to kPrefetchMaxTokens tokens (decode, short verify batches), and for Q8_0,
+// Q4_0 and Q5_0 weights and one token.
 inline constexpr int kPrefetchMaxTokens = 4;
 constexpr bool prefetch_applies(TensorType type, int n_tokens) {
-  if (n_tokens == 1 && (type == TensorType::Q8_0 || type == TensorType::Q4_0)) return true;
+  if (n_tokens == 1 && (type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q5_0))
+    return true;
   return n_tokens <= kPrefetchMaxTokens &&
          (type == TensorType::Q4_K || type == TensorType::Q5_K || type == TensorType::Q6_K);
 }

@@ -197,8 +197,8 @@ class SimdBackend final : public Backend {
 
   // The types with a prefetch twin (prefetch_applies), one choice each; the types' tried
   // choices, or "decode prefetch undecided" before any decode step.
-  static constexpr TensorType kPrefetchTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_K,
-                                                  TensorType::Q5_K, TensorType::Q6_K};
+  static constexpr TensorType kPrefetchTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
+                                                  TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
   static constexpr size_t kPrefetchSlots = std::size(kPrefetchTypes);
   static size_t prefetch_slot(TensorType type) {
     for (size_t i = 0; i < kPrefetchSlots; ++i)

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "engine/kernels/dispatch.h"
@@ -39,7 +40,7 @@ struct PackedImpl {
   // uses the faster (simd_backend.cpp). Non-temporal (NTA) prefetches 4-8 KB ahead measured
   // best. Prefill reuses each panel across token tiles, so only K-quant tiles of few tokens
   // prefetch (on an 8-lane ISA, only in the first pass over a panel), and the one-token
-  // loop of Q8_0 and Q4_0 (legacy_rows, its own distance and kind). Always inlined: GCC
+  // loop of Q8_0, Q4_0 and Q5_0 (legacy_rows, its own distance and kind). Always inlined: GCC
   // deems an out-of-line function that only prefetches pure, and deletes the call.
   static constexpr int kPrefetchAhead = 8192;   // bytes ahead of the block being read
   static constexpr int kPrefetchMaxTokens = ::wafer::kPrefetchMaxTokens;  // tiles up to this size prefetch
@@ -183,12 +184,27 @@ struct PackedImpl {
   static F row_block(const uint8_t* blk, const uint8_t* qa, F acc) {
     const F dw = halves(blk, 0, lane0);
     I s = V::bcast32(qa + 36), s1 = V::set1(0);
-    _Pragma("GCC unroll 1")
-    for (int k = 0; k < 4; ++k) {
-      I w0, w1;
-      Fmt::unpack_pair(blk, lane0, k, w0, w1);
-      s = row_dot<Fmt>(s, w0, qa + 4 * Fmt::pair_first(k));
-      s1 = row_dot<Fmt>(s1, w1, qa + 4 * Fmt::pair_second(k));
+    if constexpr (std::is_same_v<Fmt, Q5_0>) {
+      // Q5_0's fifth bits: those of w[k] and w[k + 4] are bits 4k.. and 16 + 4k.. of qh, so
+      // the loop shifts qh by 4 each time and spreads bits 0.. and 16.. (constant shifts,
+      // which spread_bits needs).
+      const I m4 = V::set1(0x0f0f0f0f);
+      I qh = dword_row(blk, 32, 0, lane0);
+      _Pragma("GCC unroll 1")
+      for (int k = 0; k < 4; ++k) {
+        const I raw = dword_row(blk, 96, k, lane0);
+        s = row_dot<Fmt>(s, V::or_(V::and_(raw, m4), V::spread_bits(qh, 0)), qa + 4 * k);
+        s1 = row_dot<Fmt>(s1, V::or_(V::and_(V::srl(raw, 4), m4), V::spread_bits(qh, 16)), qa + 4 * (k + 4));
+        qh = V::srl(qh, 4);
+      }
+    } else {
+      _Pragma("GCC unroll 1")
+      for (int k = 0; k < 4; ++k) {
+        I w0, w1;
+        Fmt::unpack_pair(blk, lane0, k, w0, w1);
+        s = row_dot<Fmt>(s, w0, qa + 4 * Fmt::pair_first(k));
+        s1 = row_dot<Fmt>(s1, w1, qa + 4 * Fmt::pair_second(k));
+      }
     }
     s = V::add(s, s1);
     return V::fmadd(V::to_float(s), V::mul(dw, V::set1f(*reinterpret_cast<const float*>(qa + 32))), acc);
@@ -498,6 +514,8 @@ struct PackedImpl {
       return legacy_rows<Q8_0, kPf>(w, panel_begin, panel_end, tiled, y);
     if (x.n_tokens == 1 && w.type == TensorType::Q4_0)
       return legacy_rows<Q4_0, kPf>(w, panel_begin, panel_end, tiled, y);
+    if (x.n_tokens == 1 && w.type == TensorType::Q5_0)
+      return legacy_rows<Q5_0, kPf>(w, panel_begin, panel_end, tiled, y);
     // Token blocks that stay in L2 while the panels stream past (token_block.h).
     const int block = prefill_token_block(x.blocks() * (legacy ? kLegacyTokenBytes : kKTokenBytes), V::kMaxTokens);
     for (int b0 = 0; b0 < x.n_tokens; b0 += block) {
