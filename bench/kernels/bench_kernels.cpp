@@ -191,14 +191,14 @@ int64_t bench_cols(TensorType t) {
 
 // Decode: one token through a stack of matrices bigger than the caches, each split into
 // per-thread panel slices, as the forward pass does. GB/s of weights with SimdKernels::matmul
-// and, where prefetch_applies (K-quants, Q8_0, Q4_0), with matmul_prefetch (the backend
-// picks one of the two by timing; 0 for the other types, whose kernels are the same), the
-// two alternating pass by pass.
+// and, where prefetch_applies (K-quants, Q8_0, Q4_0, Q5_0), with matmul_prefetch (far) and
+// matmul_prefetch_near (the backend picks one of the three by timing; 0 for the other
+// types, whose kernels are the same), the three in turn pass by pass.
 struct DecodeGbs {
-  double plain = 0, prefetch = 0;
+  double plain = 0, far = 0, near = 0;
 };
 DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937& rng) {
-  const bool twins = prefetch_applies(t, 1);  // the prefetch kernel differs
+  const bool twins = prefetch_applies(t, 1);  // the prefetch kernels differ
   const int64_t rows = 4864, cols = bench_cols(t);
   const size_t one = packed_bytes(t, rows, cols);
   const CpuFeatures& cpu = cpu_features();
@@ -210,10 +210,11 @@ DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937
   QuantizedActs q = quantize_acts(t, x.data(), cols, 1, cols, abuf.p);
   std::vector<float> y(rows);
   const int n = pool.size();
-  std::vector<double> gbs[2];
+  const PackedMatmulFn fns[3] = {a.kernels->matmul, a.kernels->matmul_prefetch, a.kernels->matmul_prefetch_near};
+  std::vector<double> gbs[3];
   for (int rep = 0; rep < (a.quick ? 4 : 12); ++rep) {
-    for (int with = 0; with < (twins ? 2 : 1); ++with) {
-      const PackedMatmulFn fn = with ? a.kernels->matmul_prefetch : a.kernels->matmul;
+    for (int kind = 0; kind < (twins ? 3 : 1); ++kind) {
+      const PackedMatmulFn fn = fns[kind];
       auto start = Clock::now();
       for (auto& m : mats) {
         PackedMatrix pm{t, rows, cols, m.p};
@@ -223,10 +224,10 @@ DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937
         });
       }
       double s = seconds_since(start);
-      if (rep > 0) gbs[with].push_back(static_cast<double>(one * mats.size()) / s / 1e9);
+      if (rep > 0) gbs[kind].push_back(static_cast<double>(one * mats.size()) / s / 1e9);
     }
   }
-  return {median(gbs[0]), gbs[1].empty() ? 0 : median(gbs[1])};
+  return {median(gbs[0]), gbs[1].empty() ? 0 : median(gbs[1]), gbs[2].empty() ? 0 : median(gbs[2])};
 }
 
 // Prefill: n_tokens through one FFN-shaped matrix (L2-resident panels, activations
@@ -412,16 +413,17 @@ int main(int argc, char** argv) {
     }
     std::printf("\nthreads %d: barrier %.0f ns per run, read bandwidth %.1f GB/s (best %.1f)\n", threads,
                 barrier_ns(pool), bw->read_gbs, bw->best_gbs);
-    std::printf("%-6s %12s %11s %15s %16s %16s\n", "type", "decode GB/s", "efficiency", "with prefetch",
-                "prefill128 GMAC/s", "prefill512 GMAC/s");
+    std::printf("%-6s %12s %11s %12s %13s %16s %16s\n", "type", "decode GB/s", "efficiency", "far prefetch",
+                "near prefetch", "prefill128 GMAC/s", "prefill512 GMAC/s");
     for (TensorType t : a.types) {
       const DecodeGbs d = decode_gbs(a, pool, t, rng);
       double p128 = prefill_gmacs(a, pool, t, 128, rng);
       double p512 = prefill_gmacs(a, pool, t, 512, rng);
-      char pf[16] = "-";
-      if (d.prefetch > 0) std::snprintf(pf, sizeof pf, "%.1f", d.prefetch);
-      std::printf("%-6s %12.1f %11.2f %15s %16.0f %16.0f\n", std::string(tensor_type_name(t)).c_str(), d.plain,
-                  d.plain / bw->read_gbs, pf, p128, p512);
+      char far[16] = "-", near[16] = "-";
+      if (d.far > 0) std::snprintf(far, sizeof far, "%.1f", d.far);
+      if (d.near > 0) std::snprintf(near, sizeof near, "%.1f", d.near);
+      std::printf("%-6s %12.1f %11.2f %12s %13s %16.0f %16.0f\n", std::string(tensor_type_name(t)).c_str(), d.plain,
+                  d.plain / bw->read_gbs, far, near, p128, p512);
       std::fflush(stdout);
     }
   }

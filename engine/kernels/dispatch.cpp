@@ -20,6 +20,8 @@ namespace wafer {
                      int64_t panel_begin, int64_t panel_end);                                              \
   void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,    \
                               int64_t panel_begin, int64_t panel_end);                                     \
+  void packed_matmul_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y,                 \
+                                   int64_t y_stride, int64_t panel_begin, int64_t panel_end);              \
   void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk,   \
                  int dv, float scale, float* scratch, float* out, int64_t out_stride);                       \
   }
@@ -48,6 +50,8 @@ void packed_matmul_bf16(const PackedMatrix& w, const QuantizedActs& x, float* y,
                         int64_t panel_begin, int64_t panel_end);
 void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                                  int64_t panel_begin, int64_t panel_end);
+void packed_matmul_bf16_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                      int64_t panel_begin, int64_t panel_end);
 void attend_f16_tiles(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
                       int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,
                       const int* n_pos_each);
@@ -59,6 +63,8 @@ void packed_matmul_bf16(const PackedMatrix& w, const QuantizedActs& x, float* y,
                         int64_t panel_begin, int64_t panel_end);
 void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                                  int64_t panel_begin, int64_t panel_end);
+void packed_matmul_bf16_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                      int64_t panel_begin, int64_t panel_end);
 void attend_f16_tiles(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
                       int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,
                       const int* n_pos_each);
@@ -193,21 +199,24 @@ constexpr const char* kAmxInUse = "in use";
 const SimdKernels* simd_kernels(KernelIsa isa) {
   static const SimdKernels kAvx2{KernelIsa::Avx2,       "avx2",
                                  kernels_avx2::packed_matmul, kernels_avx2::packed_matmul_prefetch,
+                                 kernels_avx2::packed_matmul_prefetch_near,
                                  kernels_avx2::attend,
                                  kernels_avx2::attend_f16,    kernels_avx2::swiglu,
                                  kernels_avx2::quantize_acts, kernels_avx2::attend_q8};
   static const SimdKernels kAvx512{KernelIsa::Avx512,            "avx512-vnni",
                                    kernels_avx512::packed_matmul, kernels_avx512::packed_matmul_prefetch,
+                                   kernels_avx512::packed_matmul_prefetch_near,
                                    kernels_avx512::attend,
                                    kernels_avx512::attend_f16,    kernels_avx512::swiglu,
                                    kernels_avx512::quantize_acts, kernels_avx512::attend_q8};
   // The AVX-VNNI tables: their own int8 kernels, AVX2's float kernels and quantizers.
   const auto with_avx2_float = [](KernelIsa isa, const char* name, PackedMatmulFn matmul, PackedMatmulFn prefetch,
-                                  AttendQ8Fn attend_q8) {
+                                  PackedMatmulFn prefetch_near, AttendQ8Fn attend_q8) {
     return SimdKernels{isa,
                        name,
                        matmul,
                        prefetch,
+                       prefetch_near,
                        kernels_avx2::attend,
                        kernels_avx2::attend_f16,
                        kernels_avx2::swiglu,
@@ -216,16 +225,19 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
   };
   static const SimdKernels kAvx2Vnni =
       with_avx2_float(KernelIsa::Avx2Vnni, "avx2-vnni", kernels_avxvnni::packed_matmul,
-                      kernels_avxvnni::packed_matmul_prefetch, kernels_avxvnni::attend_q8);
+                      kernels_avxvnni::packed_matmul_prefetch, kernels_avxvnni::packed_matmul_prefetch_near,
+                      kernels_avxvnni::attend_q8);
   static const SimdKernels kAvx2VnniEvex =
       with_avx2_float(KernelIsa::Avx2VnniEvex, "avx2-vnni-evex", kernels_avxvnni_evex::packed_matmul,
-                      kernels_avxvnni_evex::packed_matmul_prefetch, kernels_avxvnni_evex::attend_q8);
+                      kernels_avxvnni_evex::packed_matmul_prefetch,
+                      kernels_avxvnni_evex::packed_matmul_prefetch_near, kernels_avxvnni_evex::attend_q8);
   // The AVX-512 VNNI kernels on the software model of the vectors; activations quantized
   // by the scalar reference (the AVX-512 quantizer is written in intrinsics).
   static const SimdKernels kAvx512Model{KernelIsa::Avx512Model,
                                         "avx512-model",
                                         kernels_avx512_model::packed_matmul,
                                         kernels_avx512_model::packed_matmul_prefetch,
+                                        kernels_avx512_model::packed_matmul_prefetch_near,
                                         kernels_avx512_model::attend,
                                         kernels_avx512_model::attend_f16,
                                         kernels_avx512_model::swiglu,
@@ -235,12 +247,14 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
   // decode and the K-quants to the AVX-512 kernel).
   // With AMX-BF16, prefill attention on the tiles too (attend_tiles_status).
   const auto with_tiles = [](const SimdKernels& base, KernelIsa isa, const char* name, PackedMatmulFn matmul,
-                             AttendF16Fn attend_tiles, PackedMatmulFn prefetch = nullptr) {
+                             AttendF16Fn attend_tiles, PackedMatmulFn prefetch = nullptr,
+                             PackedMatmulFn prefetch_near = nullptr) {
     SimdKernels k = base;
     k.isa = isa;
     k.name = name;
     k.matmul = matmul;
-    if (prefetch) k.matmul_prefetch = prefetch;  // else the base's twin, which gives the int8 tiles' bits
+    if (prefetch) k.matmul_prefetch = prefetch;  // else the base's twins, which give the int8 tiles' bits
+    if (prefetch_near) k.matmul_prefetch_near = prefetch_near;
     k.attend_f16_tiles = attend_tiles;
     return k;
   };
@@ -253,7 +267,8 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
                                                   kernels_amx_model::packed_matmul, kernels_amx_model::attend_f16_tiles);
   static const SimdKernels kAmxBf16Model =
       with_tiles(kAvx512Model, KernelIsa::AmxBf16Model, "amx-bf16-model", kernels_amx_model::packed_matmul_bf16,
-                 kernels_amx_model::attend_f16_tiles, kernels_amx_model::packed_matmul_bf16_prefetch);
+                 kernels_amx_model::attend_f16_tiles, kernels_amx_model::packed_matmul_bf16_prefetch,
+                 kernels_amx_model::packed_matmul_bf16_prefetch_near);
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Avx2:
@@ -276,7 +291,8 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
       if (std::strcmp(amx_bf16_status(), kAmxInUse) != 0) return nullptr;
       static const SimdKernels kAmxBf16 =
           with_tiles(kAvx512, KernelIsa::AmxBf16, "avx512-vnni+amx-bf16", kernels_amx::packed_matmul_bf16,
-                     hw_attend(), kernels_amx::packed_matmul_bf16_prefetch);
+                     hw_attend(), kernels_amx::packed_matmul_bf16_prefetch,
+                     kernels_amx::packed_matmul_bf16_prefetch_near);
       return &kAmxBf16;
     }
     case KernelIsa::AmxBf16Model:
@@ -327,17 +343,21 @@ const char* attend_tiles_status() {
 
 #elif defined(__aarch64__)
 const SimdKernels* simd_kernels(KernelIsa isa) {
-  const auto table = [](KernelIsa i, const char* name, PackedMatmulFn matmul, PackedMatmulFn prefetch, AttendFn attend,
-                        AttendF16Fn attend_f16, SwigluFn swiglu, AttendQ8Fn attend_q8) {
-    return SimdKernels{i, name, matmul, prefetch, attend, attend_f16, swiglu, quantize_act_rows, attend_q8};
+  const auto table = [](KernelIsa i, const char* name, PackedMatmulFn matmul, PackedMatmulFn prefetch,
+                        PackedMatmulFn prefetch_near, AttendFn attend, AttendF16Fn attend_f16, SwigluFn swiglu,
+                        AttendQ8Fn attend_q8) {
+    return SimdKernels{i,      name,       matmul, prefetch,          prefetch_near,
+                       attend, attend_f16, swiglu, quantize_act_rows, attend_q8};
   };
   static const SimdKernels kNeon =
       table(KernelIsa::Neon, "neon", kernels_neon::packed_matmul, kernels_neon::packed_matmul_prefetch,
-            kernels_neon::attend, kernels_neon::attend_f16, kernels_neon::swiglu, kernels_neon::attend_q8);
+            kernels_neon::packed_matmul_prefetch_near, kernels_neon::attend, kernels_neon::attend_f16,
+            kernels_neon::swiglu, kernels_neon::attend_q8);
   static const SimdKernels kNeonDotprod = table(
       KernelIsa::NeonDotprod, "neon-dotprod", kernels_neon_dotprod::packed_matmul,
-      kernels_neon_dotprod::packed_matmul_prefetch, kernels_neon_dotprod::attend, kernels_neon_dotprod::attend_f16,
-      kernels_neon_dotprod::swiglu, kernels_neon_dotprod::attend_q8);
+      kernels_neon_dotprod::packed_matmul_prefetch, kernels_neon_dotprod::packed_matmul_prefetch_near,
+      kernels_neon_dotprod::attend, kernels_neon_dotprod::attend_f16, kernels_neon_dotprod::swiglu,
+      kernels_neon_dotprod::attend_q8);
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Neon:

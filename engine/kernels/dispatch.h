@@ -124,9 +124,12 @@ using SwigluFn = void (*)(float* g, const float* u, int64_t n);
 using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin,
                                 int t_end);
 
-// SimdKernels::matmul_prefetch differs from matmul only for K-quant weights and token
-// tiles of up to kPrefetchMaxTokens tokens (decode, short verify batches), and for Q8_0,
-// Q4_0 and Q5_0 weights and one token.
+// SimdKernels::matmul_prefetch and matmul_prefetch_near differ from matmul only for
+// K-quant weights and token tiles of up to kPrefetchMaxTokens tokens (decode, short verify
+// batches), and for Q8_0, Q4_0 and Q5_0 weights and one token: there they also prefetch
+// the weights ahead of the block being read, far (non-temporal, 8 KB ahead) or near (into
+// L1, 1 KB ahead). Which of the three is fastest depends on the machine.
+enum DecodePrefetch : int { kPrefetchNone = 0, kPrefetchFar = 1, kPrefetchNear = 2 };
 inline constexpr int kPrefetchMaxTokens = 4;
 constexpr bool prefetch_applies(TensorType type, int n_tokens) {
   if (n_tokens == 1 && (type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q5_0))
@@ -140,9 +143,11 @@ struct SimdKernels {
   const char* name;  // "avx2", "avx512-vnni", "avx2-vnni", "avx2-vnni-evex", "avx512-vnni+amx", "amx-model",
                      // "avx512-model", "neon", "neon-dotprod"
   PackedMatmulFn matmul;
-  // The same results, with software prefetch where prefetch_applies(): faster on some
-  // machines, slower on others (packed_kernels.h); the backend picks one by timing.
+  // The same results, with software prefetch where prefetch_applies(), far and near:
+  // faster on some machines, slower on others (packed_kernels.h); the backend picks one of
+  // the three by timing.
   PackedMatmulFn matmul_prefetch;
+  PackedMatmulFn matmul_prefetch_near;
   AttendFn attend;
   AttendF16Fn attend_f16;
   SwigluFn swiglu;

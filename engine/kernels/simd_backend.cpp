@@ -24,62 +24,104 @@ namespace {
 constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::layout
 
 // Software prefetch in the decode kernels speeds them up on some machines and slows them
-// down on others (packed_kernels.h: K-quants +35 % on one EPYC VM, -40 % on another; Q4_0
-// +12 % on a Sapphire Rapids guest). So decode-sized steps (prefetch_applies) alternate
-// the two kernels (SimdKernels::matmul and matmul_prefetch, same results) for kTrialSteps
-// steps, adding up bytes and time for each, and then the faster one is used. The trial is
-// repeated every kPeriod steps (about a thousand decoded tokens of a 1.5B model): a choice
-// made in a noisy spell, or before the VM moved to another host, does not stay for the
-// life of a daemon. Alternating step by
-// step gives both kernels the same share of the machine's noise. One choice per weight
-// type (a model mixes them): on the Sapphire Rapids guest prefetch gains 10-15 % for
-// Q4_0 and little for Q8_0, so a choice made on Q8_0 steps was a coin toss for Q4_0.
+// down on others, and which kind helps differs too (packed_kernels.h: far NTA prefetches
+// took K-quants +35 % on one EPYC VM and -40 % on another; on a Sapphire Rapids guest they
+// cut them to 11 GB/s while near ones into L1 gained 5-20 %). So decode-sized steps
+// (prefetch_applies) try the three kernels (SimdKernels::matmul, matmul_prefetch and
+// matmul_prefetch_near, same results), adding up bytes and time for each, and then the
+// fastest one is used. The trial is repeated every kPeriod steps (about a thousand decoded
+// tokens of a 1.5B model): a choice made in a noisy spell, or before the VM moved to
+// another host, does not stay for the life of a daemon. One choice per weight type (a
+// model mixes them): on the Sapphire Rapids guest prefetch gains 10-15 % for Q4_0 and
+// little for Q8_0, so a choice made on Q8_0 steps was a coin toss for Q4_0.
+//
+// Each kind runs kRun steps in a row, of which only the second half is timed, and the runs
+// take turns in an order where each follows each other kind equally often: how fast a
+// matrix streams depends on how it was read the token before (a far prefetch leaves it
+// elsewhere in the caches than a near one). Timed step by step in turns, near prefetch
+// measured 25 % below none for Q4_0 where, used for every step, it decodes 12 % faster.
+// After each round of three runs a kind slower than kDropBelow of the fastest is dropped
+// (its runs go to the fastest so far): on the Sapphire Rapids guest the far kind streams
+// at a third of the speed, and the first tokens of a session are decoded in the trial.
 class PrefetchChoice {
  public:
-  static constexpr int64_t kWarmup = 16;        // steps of each period not timed (cold caches)
-  static constexpr int64_t kTrialSteps = 1024;  // then timed, half with each kernel
+  static constexpr int kKinds = 3;        // kPrefetchNone, kPrefetchFar, kPrefetchNear
+  static constexpr int64_t kWarmup = 16;  // steps of each period before the trial (cold caches)
+  static constexpr int64_t kRun = 256;    // steps of one kind in a row
+  static constexpr int kRuns = 18;
+  static constexpr int64_t kTrialSteps = kRun * kRuns;
   static constexpr int64_t kPeriod = int64_t{1} << 17;
+  static constexpr double kDropBelow = 0.75;
+  static constexpr int kOrder[6] = {kPrefetchNone, kPrefetchFar, kPrefetchNear,
+                                    kPrefetchNone, kPrefetchNear, kPrefetchFar};
 
-  // The kernel for the next step (1: with prefetch); *step numbers it, *timed says whether
-  // it is part of a trial.
-  int next(int64_t* step, bool* timed) {
-    *step = steps_.fetch_add(1, std::memory_order_relaxed);
-    const int64_t phase = *step % kPeriod;
-    *timed = phase >= kWarmup && phase < kWarmup + kTrialSteps;
-    const int d = decided_.load(std::memory_order_relaxed);
-    return *timed || d < 0 ? static_cast<int>(phase & 1) : d;
-  }
-  void record(int64_t step, int with, int64_t bytes, int64_t ns) {
-    const int64_t window = step / kPeriod % 2, phase = step % kPeriod;
-    bytes_[window][with].fetch_add(bytes, std::memory_order_relaxed);
-    ns_[window][with].fetch_add(ns, std::memory_order_relaxed);
-    if (phase != kWarmup + kTrialSteps - 1) return;
-    for (int k = 0; k < 2; ++k) {
-      const auto t = static_cast<double>(ns_[window][k].load(std::memory_order_relaxed));
-      const auto b = static_cast<double>(bytes_[window][k].load(std::memory_order_relaxed));
-      rate_[k].store(t > 0 ? b / t : 0, std::memory_order_relaxed);
-      bytes_[1 - window][k].store(0, std::memory_order_relaxed);  // the next trial starts from zero
-      ns_[1 - window][k].store(0, std::memory_order_relaxed);
+  // The kind for the next step (DecodePrefetch); *timed says whether to time it and
+  // record() what it read.
+  int next(bool* timed) {
+    const int64_t phase = steps_.fetch_add(1, std::memory_order_relaxed) % kPeriod;
+    *timed = false;
+    if (phase < kWarmup || phase > kWarmup + kTrialSteps) return chosen();
+    const int64_t i = phase - kWarmup;
+    if (i == kTrialSteps) {  // the trial is over
+      decided_.store(leader(), std::memory_order_relaxed);
+      return chosen();
     }
-    decided_.store(rate_[1].load(std::memory_order_relaxed) > rate_[0].load(std::memory_order_relaxed) ? 1 : 0,
-                   std::memory_order_relaxed);
+    const int64_t run = i / kRun, pos = i % kRun;
+    if (pos == 0 && run == 0) reset();
+    if (pos == 0 && run > 0 && run % kKinds == 0) drop_slow();
+    const int kind = kOrder[run % 6];
+    if (dropped_[kind].load(std::memory_order_relaxed)) return leader();
+    *timed = pos >= kRun / 2;
+    return kind;
+  }
+  void record(int kind, int64_t bytes, int64_t ns) {
+    bytes_[kind].fetch_add(bytes, std::memory_order_relaxed);
+    ns_[kind].fetch_add(ns, std::memory_order_relaxed);
   }
   bool started() const { return steps_.load(std::memory_order_relaxed) > 0; }
   std::string report(std::string_view type) const {
+    static constexpr const char* kNames[kKinds] = {"off", "far", "near"};
     const int d = decided_.load(std::memory_order_relaxed);
-    char buf[160];
+    char buf[192];
     // Three significant digits: a slow or emulated CPU times well under 0.1 GB/s.
-    std::snprintf(buf, sizeof buf, "%.*s decode prefetch %s (timed: %.3g GB/s without, %.3g with)",
-                  static_cast<int>(type.size()), type.data(), d < 0 ? "undecided" : d ? "on" : "off",
-                  rate_[0].load(std::memory_order_relaxed), rate_[1].load(std::memory_order_relaxed));
+    std::snprintf(buf, sizeof buf, "%.*s decode prefetch %s (timed: %.3g GB/s without, %.3g far, %.3g near)",
+                  static_cast<int>(type.size()), type.data(), d < 0 ? "undecided" : kNames[d], rate(0), rate(1),
+                  rate(2));
     return buf;
   }
 
  private:
+  int chosen() const {
+    const int d = decided_.load(std::memory_order_relaxed);
+    return d < 0 ? kPrefetchNone : d;
+  }
+  double rate(int kind) const {  // GB/s
+    const auto t = static_cast<double>(ns_[kind].load(std::memory_order_relaxed));
+    return t > 0 ? static_cast<double>(bytes_[kind].load(std::memory_order_relaxed)) / t : 0;
+  }
+  int leader() const {  // the fastest kind not dropped
+    int best = -1;
+    for (int k = 0; k < kKinds; ++k)
+      if (!dropped_[k].load(std::memory_order_relaxed) && (best < 0 || rate(k) > rate(best))) best = k;
+    return best < 0 ? kPrefetchNone : best;
+  }
+  void drop_slow() {
+    const double best = rate(leader());
+    for (int k = 0; k < kKinds; ++k)
+      if (rate(k) < kDropBelow * best) dropped_[k].store(true, std::memory_order_relaxed);
+  }
+  void reset() {
+    for (int k = 0; k < kKinds; ++k) {
+      bytes_[k].store(0, std::memory_order_relaxed);
+      ns_[k].store(0, std::memory_order_relaxed);
+      dropped_[k].store(false, std::memory_order_relaxed);
+    }
+  }
+
   std::atomic<int> decided_{-1};
   std::atomic<int64_t> steps_{0};
-  std::atomic<int64_t> bytes_[2][2] = {{0, 0}, {0, 0}}, ns_[2][2] = {{0, 0}, {0, 0}};  // [window parity][kernel]
-  std::atomic<double> rate_[2] = {0.0, 0.0};  // GB/s of the last trial
+  std::atomic<int64_t> bytes_[kKinds] = {0, 0, 0}, ns_[kKinds] = {0, 0, 0};  // this trial's timed steps
+  std::atomic<bool> dropped_[kKinds] = {false, false, false};
 };
 
 class SimdBackend final : public Backend {
@@ -159,13 +201,12 @@ class SimdBackend final : public Backend {
     }
     c.valid = true;
     PackedMatmulFn fn = k_.matmul;
-    int64_t step = -1;
     int trial = -1;  // the kernel this step times, if any
     if (prefetch_applies(w0.view.type, n)) {
       bool timed = false;
-      const int with = prefetch_[prefetch_slot(w0.view.type)].next(&step, &timed);
-      trial = timed ? with : -1;
-      fn = with ? k_.matmul_prefetch : k_.matmul;
+      const int kind = prefetch_[prefetch_slot(w0.view.type)].next(&timed);
+      trial = timed ? kind : -1;
+      fn = kind == kPrefetchFar ? k_.matmul_prefetch : kind == kPrefetchNear ? k_.matmul_prefetch_near : k_.matmul;
     }
     const auto start = trial >= 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     pool.run([&](int t) {
@@ -191,7 +232,7 @@ class SimdBackend final : public Backend {
       int64_t bytes = 0;
       for (const MatmulJob& j : jobs)
         bytes += static_cast<int64_t>(packed_bytes(j.w->view.type, j.w->view.rows, j.w->view.cols));
-      prefetch_[prefetch_slot(w0.view.type)].record(step, trial, bytes, ns.count());
+      prefetch_[prefetch_slot(w0.view.type)].record(trial, bytes, ns.count());
     }
   }
 

@@ -21,6 +21,8 @@ void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int6
                    int64_t panel_end);
 void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                             int64_t panel_begin, int64_t panel_end);
+void packed_matmul_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                 int64_t panel_begin, int64_t panel_end);
 void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values, int n_pos,
                 int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride, const int* n_pos_each);
 }
@@ -35,12 +37,17 @@ void packed_matmul_bf16(const PackedMatrix& w, const QuantizedActs& x, float* y,
                         int64_t panel_begin, int64_t panel_end) {
   simd::AmxBf16Impl<Avx512Traits, amx::TileHw>::matmul(w, x, y, y_stride, panel_begin, panel_end, packed_matmul);
 }
-// The twin with software prefetch for what the BF16 tiles do not take (the int8 tiles and
-// the VNNI kernel give the same bits, with or without prefetch).
+// The twins with software prefetch (far, near) for what the BF16 tiles do not take (the
+// int8 tiles and the VNNI kernel give the same bits, with or without prefetch).
 void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                                  int64_t panel_begin, int64_t panel_end) {
   simd::AmxBf16Impl<Avx512Traits, amx::TileHw>::matmul(w, x, y, y_stride, panel_begin, panel_end,
                                                        kernels_avx512::packed_matmul_prefetch);
+}
+void packed_matmul_bf16_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                      int64_t panel_begin, int64_t panel_end) {
+  simd::AmxBf16Impl<Avx512Traits, amx::TileHw>::matmul(w, x, y, y_stride, panel_begin, panel_end,
+                                                       kernels_avx512::packed_matmul_prefetch_near);
 }
 // Attention on the BF16 tiles (amx_attend_kernels.h); shapes the tiles do not take go to
 // the AVX-512 kernel.

@@ -28,7 +28,7 @@ QuantizedActs tokens_from(const QuantizedActs& x, int t0) {
 
 // The whole token tiles of a Q8_0/Q4_0/Q5_0 prefill through LegacyPrefill, the rest (and
 // every other case) through the shared kernel: the same bits either way.
-template <bool kPf>
+template <int kPf>
 void matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t pb, int64_t pe) {
   const int done = LegacyPrefill::run<Impl>(w, x, y, y_stride, pb, pe);
   if (done == 0)
@@ -41,12 +41,17 @@ void matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_s
 
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                    int64_t panel_end) {
-  matmul<false>(w, x, y, y_stride, panel_begin, panel_end);
+  matmul<kPrefetchNone>(w, x, y, y_stride, panel_begin, panel_end);
 }
 
 void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                             int64_t panel_begin, int64_t panel_end) {
-  matmul<true>(w, x, y, y_stride, panel_begin, panel_end);
+  matmul<kPrefetchFar>(w, x, y, y_stride, panel_begin, panel_end);
+}
+
+void packed_matmul_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                 int64_t panel_begin, int64_t panel_end) {
+  matmul<kPrefetchNear>(w, x, y, y_stride, panel_begin, panel_end);
 }
 
 void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,

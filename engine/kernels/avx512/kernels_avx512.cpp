@@ -15,12 +15,17 @@ using V = Avx512Traits;
 
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                    int64_t panel_end) {
-  simd::PackedImpl<V>::matmul<false>(w, x, y, y_stride, panel_begin, panel_end);
+  simd::PackedImpl<V>::matmul<kPrefetchNone>(w, x, y, y_stride, panel_begin, panel_end);
 }
 
 void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                             int64_t panel_begin, int64_t panel_end) {
-  simd::PackedImpl<V>::matmul<true>(w, x, y, y_stride, panel_begin, panel_end);
+  simd::PackedImpl<V>::matmul<kPrefetchFar>(w, x, y, y_stride, panel_begin, panel_end);
+}
+
+void packed_matmul_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                 int64_t panel_begin, int64_t panel_end) {
+  simd::PackedImpl<V>::matmul<kPrefetchNear>(w, x, y, y_stride, panel_begin, panel_end);
 }
 
 void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,

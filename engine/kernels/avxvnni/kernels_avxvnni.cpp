@@ -27,12 +27,17 @@ using V = Avx2Traits<true>;
 
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                    int64_t panel_end) {
-  simd::PackedImpl<V>::matmul<false>(w, x, y, y_stride, panel_begin, panel_end);
+  simd::PackedImpl<V>::matmul<kPrefetchNone>(w, x, y, y_stride, panel_begin, panel_end);
 }
 
 void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                             int64_t panel_begin, int64_t panel_end) {
-  simd::PackedImpl<V>::matmul<true>(w, x, y, y_stride, panel_begin, panel_end);
+  simd::PackedImpl<V>::matmul<kPrefetchFar>(w, x, y, y_stride, panel_begin, panel_end);
+}
+
+void packed_matmul_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                 int64_t panel_begin, int64_t panel_end) {
+  simd::PackedImpl<V>::matmul<kPrefetchNear>(w, x, y, y_stride, panel_begin, panel_end);
 }
 
 void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* values, int n_pos, int dk, int dv,

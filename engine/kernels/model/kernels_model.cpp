@@ -21,12 +21,17 @@ using V = simd::Vec16Model;
 
 void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                    int64_t panel_end) {
-  simd::PackedImpl<V>::matmul<false>(w, x, y, y_stride, panel_begin, panel_end);
+  simd::PackedImpl<V>::matmul<kPrefetchNone>(w, x, y, y_stride, panel_begin, panel_end);
 }
 
 void packed_matmul_prefetch(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                             int64_t panel_begin, int64_t panel_end) {
-  simd::PackedImpl<V>::matmul<true>(w, x, y, y_stride, panel_begin, panel_end);
+  simd::PackedImpl<V>::matmul<kPrefetchFar>(w, x, y, y_stride, panel_begin, panel_end);
+}
+
+void packed_matmul_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                 int64_t panel_begin, int64_t panel_end) {
+  simd::PackedImpl<V>::matmul<kPrefetchNear>(w, x, y, y_stride, panel_begin, panel_end);
 }
 
 void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const float* values, int n_pos, int dk,
@@ -65,6 +70,11 @@ void packed_matmul_bf16_prefetch(const PackedMatrix& w, const QuantizedActs& x, 
                                  int64_t panel_begin, int64_t panel_end) {
   simd::AmxBf16Impl<simd::Vec16Model, amx::TileModel>::matmul(w, x, y, y_stride, panel_begin, panel_end,
                                                               kernels_avx512_model::packed_matmul_prefetch);
+}
+void packed_matmul_bf16_prefetch_near(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
+                                      int64_t panel_begin, int64_t panel_end) {
+  simd::AmxBf16Impl<simd::Vec16Model, amx::TileModel>::matmul(w, x, y, y_stride, panel_begin, panel_end,
+                                                              kernels_avx512_model::packed_matmul_prefetch_near);
 }
 void attend_f16_tiles(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values,
                       int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,

@@ -31,23 +31,34 @@ struct PackedImpl {
   using F = typename V::F;
   static constexpr int L = V::kLanes;
   static constexpr int kRows = kPanelRows;
-  // Software prefetch, in the matmul_prefetch twin only (kPf): whether it helps depends on
-  // the machine. On one EPYC VM, K-quant decode streamed at 18-22 GB/s per core without it
-  // and at 27-30 with it (the kernels do enough work per cache line that the out-of-order
-  // window no longer reaches far enough ahead); on another, the same prefetches cost a
-  // third of the speed (Q6_K with 2 threads: 25-31 GB/s without, 16-18 with), the hardware
-  // prefetcher already doing the job. The backend times both now and then while decoding and
-  // uses the faster (simd_backend.cpp). Non-temporal (NTA) prefetches 4-8 KB ahead measured
-  // best. Prefill reuses each panel across token tiles, so only K-quant tiles of few tokens
-  // prefetch (on an 8-lane ISA, only in the first pass over a panel), and the one-token
-  // loop of Q8_0, Q4_0 and Q5_0 (legacy_rows, its own distance and kind). Always inlined: GCC
-  // deems an out-of-line function that only prefetches pure, and deletes the call.
-  static constexpr int kPrefetchAhead = 8192;   // bytes ahead of the block being read
+  // Software prefetch, in the matmul_prefetch twins only (kPf): whether it helps, and
+  // which kind, depends on the machine. On one EPYC VM, K-quant decode streamed at 18-22
+  // GB/s per core without it and at 27-30 with NTA prefetches 4-8 KB ahead (the kernels do
+  // enough work per cache line that the out-of-order window no longer reaches far enough
+  // ahead); on another, the same prefetches cost a third of the speed (Q6_K with 2
+  // threads: 25-31 GB/s without, 16-18 with), the hardware prefetcher already doing the
+  // job. On a Sapphire Rapids guest the NTA kind cut K-quant decode to 11 GB/s from 26-28,
+  // and prefetching into L1 1 KB ahead took Q6_K from 25 to 30 and Q5_K from 26 to 29
+  // (and Q4_0 from 29-30 to 32-33, Q5_0 from 25 to 32). So there are two twins, far and
+  // near, and the backend times all three kernels now and then while decoding and uses the
+  // fastest (simd_backend.cpp). Prefill reuses each panel across token tiles, so only
+  // K-quant tiles of few tokens prefetch (on an 8-lane ISA, only in the first pass over a
+  // panel), and the one-token loop of Q8_0, Q4_0 and Q5_0 (legacy_rows). Always inlined:
+  // GCC deems an out-of-line function that only prefetches pure, and deletes the call.
   static constexpr int kPrefetchMaxTokens = ::wafer::kPrefetchMaxTokens;  // tiles up to this size prefetch
-  template <int kBytes>
+  // The two kinds (dispatch.h's DecodePrefetch): far, NTA 8 KB ahead of the block being
+  // read; near, into L1 1 KB ahead.
+  static constexpr int kFarAhead = 8192, kNearAhead = 1024;
+  template <int kBytes, int kPf>
   [[gnu::always_inline]] static inline void prefetch_ahead(const uint8_t* blk) {
+    static_assert(kPf == kPrefetchFar || kPf == kPrefetchNear);
     _Pragma("GCC unroll 64")
-    for (int off = 0; off < kBytes; off += 64) __builtin_prefetch(blk + kPrefetchAhead + off, 0, 0);
+    for (int off = 0; off < kBytes; off += 64) {
+      if constexpr (kPf == kPrefetchFar)
+        __builtin_prefetch(blk + kFarAhead + off, 0, 0);
+      else
+        __builtin_prefetch(blk + kNearAhead + off, 0, 3);
+    }
   }
 
   // Dword g of the section at byte `offset` of a packed block, for this lane group.
@@ -166,11 +177,10 @@ struct PackedImpl {
   // Sapphire Rapids guest with 2 threads the per-panel tile path (all eight loads of a
   // block, then the eight products with embedded broadcasts) streamed Q8_0 weights at
   // 27-31 GB/s and this loop at 32-34, close to a loop that only loads (36-37 GB/s).
-  // kPf (the matmul_prefetch twin): each block also prefetches the lines kRowPrefetchAhead
-  // bytes on, into L1. There it took Q4_0 from 29-30 to 32-33 GB/s (decode of the 0.5B
-  // model 81-85 -> 91-95 tok/s) and Q8_0 from 34 to 35; 2 KB ahead measured the same, 4 KB
-  // a little less, and NTA prefetches (the K-quants' kind) halved the speed.
-  static constexpr int kRowPrefetchAhead = 1024;
+  // kPf (the matmul_prefetch twins): each block also prefetches the lines ahead of it
+  // (prefetch_ahead). There the near kind took Q4_0 from 29-30 to 32-33 GB/s (decode of
+  // the 0.5B model 81-85 -> 91-95 tok/s) and Q8_0 from 34 to 35; 2 KB ahead measured the
+  // same, 4 KB a little less, and the far kind halved the speed.
   template <class Fmt>
   static I row_dot(I acc, I w, const void* a) {
     if constexpr (requires { V::dot_u_bcast_reg(acc, w, a); }) {
@@ -209,7 +219,7 @@ struct PackedImpl {
     s = V::add(s, s1);
     return V::fmadd(V::to_float(s), V::mul(dw, V::set1f(*reinterpret_cast<const float*>(qa + 32))), acc);
   }
-  template <class Fmt, bool kPf>
+  template <class Fmt, int kPf>
   static void legacy_rows(const PackedMatrix& w, int64_t panel_begin, int64_t panel_end, const uint8_t* tiled,
                           float* y) {
     const int64_t nb = w.blocks_per_row();
@@ -220,10 +230,7 @@ struct PackedImpl {
       F acc = V::zero_f(), acc_hi = V::zero_f();
       for (int64_t b = 0; b < nb; ++b) {
         const uint8_t* blk = panel + b * Fmt::kBlockBytes;
-        if constexpr (kPf) {
-          _Pragma("GCC unroll 16")
-          for (int off = 0; off < Fmt::kBlockBytes; off += 64) __builtin_prefetch(blk + kRowPrefetchAhead + off, 0, 3);
-        }
+        if constexpr (kPf != kPrefetchNone) prefetch_ahead<Fmt::kBlockBytes, kPf>(blk);
         const uint8_t* qa = tiled + b * kLegacyTokenBytes;
         acc = row_block<Fmt, 0>(blk, qa, acc);
         if constexpr (L < kRows) acc_hi = row_block<Fmt, L>(blk, qa, acc_hi);
@@ -302,7 +309,7 @@ struct PackedImpl {
   }
 
   // Q4_K and Q5_K: x = d * sc[j] * q - dmin * m[j] over 8 sub-blocks of 32.
-  template <bool kFive, int T, int lane0, bool kPf>
+  template <bool kFive, int T, int lane0, int kPf>
   static void qk_tile(const uint8_t* panel, int64_t nb, const uint8_t* tiled, F* acc) {
     constexpr int kBlockBytes = kFive ? 2816 : 2304;
     constexpr int kQs = kFive ? 768 : 256;
@@ -310,7 +317,7 @@ struct PackedImpl {
     const I m_lo16 = V::set1(0x00ff00ff), m_byte = V::set1(0xff), m_bit = V::set1(0x10101010);
     for (int64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = panel + b * kBlockBytes;
-      if constexpr (kPf && T <= kPrefetchMaxTokens && lane0 == 0) prefetch_ahead<kBlockBytes>(blk);
+      if constexpr (kPf != kPrefetchNone && T <= kPrefetchMaxTokens && lane0 == 0) prefetch_ahead<kBlockBytes, kPf>(blk);
       const uint8_t* tb = tiled + b * T * kKTokenBytes;
       const F d = halves(blk, 0, lane0), dmin = halves(blk, 32, lane0);
       const I s0 = dword_row(blk, 64, 0, lane0), s1 = dword_row(blk, 64, 1, lane0), s2 = dword_row(blk, 64, 2, lane0);
@@ -376,13 +383,13 @@ struct PackedImpl {
     return row < 8 ? kQ6Half[h] + row * 128 : kQ6Half[h] + 1024 + (row - 8) * 64;
   }
   static constexpr int q6_qh(int h, int row) { return kQ6Half[h] + 64 + row * 128; }
-  template <int T, int lane0, bool kPf>
+  template <int T, int lane0, int kPf>
   static void q6k_tile(const uint8_t* panel, int64_t nb, const uint8_t* tiled, F* acc) {
     constexpr int kBlockBytes = 3360, kScales = 32;
     const I m4 = V::set1(0x0f0f0f0f), m_hi2 = V::set1(0x30303030);
     for (int64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = panel + b * kBlockBytes;
-      if constexpr (kPf && T <= kPrefetchMaxTokens && lane0 == 0) prefetch_ahead<kBlockBytes>(blk);
+      if constexpr (kPf != kPrefetchNone && T <= kPrefetchMaxTokens && lane0 == 0) prefetch_ahead<kBlockBytes, kPf>(blk);
       const uint8_t* tb = tiled + b * T * kKTokenBytes;
       const F d = halves(blk, 0, lane0);
       I isum[T];
@@ -435,7 +442,7 @@ struct PackedImpl {
     return type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q5_0;
   }
 
-  template <int T, int lane0, bool kPf>
+  template <int T, int lane0, int kPf>
   static void tile(TensorType type, const uint8_t* panel, int64_t nb, const uint8_t* tiled, int t0, F* acc) {
     switch (type) {
       case TensorType::Q8_0: return legacy_tile<Q8_0, T, lane0>(panel, nb, tiled + t0 * nb * kLegacyTokenBytes, acc);
@@ -450,13 +457,13 @@ struct PackedImpl {
 
   // kPf only for tiles that prefetch (T <= kPrefetchMaxTokens): larger tiles are the same
   // code either way and are instantiated once.
-  template <int T, int lane0, bool kPf>
+  template <int T, int lane0, int kPf>
   static void tile_and_store(const PackedMatrix& w, const uint8_t* panel, int n_rows,
                              const uint8_t* tiled, int t0, float* y, int64_t y_stride) {
     F acc[T];
     _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) acc[t] = V::zero_f();
-    tile<T, lane0, kPf && T <= kPrefetchMaxTokens>(w.type, panel, w.blocks_per_row(), tiled, t0, acc);
+    tile<T, lane0, (T <= kPrefetchMaxTokens ? kPf : kPrefetchNone)>(w.type, panel, w.blocks_per_row(), tiled, t0, acc);
     _Pragma("GCC unroll 16")
     for (int t = 0; t < T; ++t) V::store(y + (t0 + t) * y_stride, acc[t], n_rows);
   }
@@ -464,28 +471,28 @@ struct PackedImpl {
   // Tokens [t_begin, t_end) (t_begin a multiple of kMaxTokens) in tiles of kMaxTokens,
   // then one smaller tile for the rest. lane0: the first row of the panel this lane group
   // computes (a constant, so every weight address is one too).
-  template <int lane0, bool kPf>
+  template <int lane0, int kPf>
   static void run_panel(const PackedMatrix& w, const uint8_t* panel, int n_rows, int t_begin, int t_end,
                         const uint8_t* tiled, float* y, int64_t y_stride) {
     constexpr int M = V::kMaxTokens;
     int t0 = t_begin;
     for (; t0 + M <= t_end; t0 += M)
-      tile_and_store<M, lane0, kPf && M <= kPrefetchMaxTokens>(w, panel, n_rows, tiled, t0, y, y_stride);
+      tile_and_store<M, lane0, (M <= kPrefetchMaxTokens ? kPf : kPrefetchNone)>(w, panel, n_rows, tiled, t0, y, y_stride);
     switch (t_end - t0) {
       case 0: break;
       case 1: tile_and_store<1, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       case 2: tile_and_store<2, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       case 3: tile_and_store<3, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       case 4: if constexpr (M > 4) tile_and_store<4, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 5: if constexpr (M > 5) tile_and_store<5, lane0, false>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 6: if constexpr (M > 6) tile_and_store<6, lane0, false>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 7: if constexpr (M > 7) tile_and_store<7, lane0, false>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 5: if constexpr (M > 5) tile_and_store<5, lane0, kPrefetchNone>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 6: if constexpr (M > 6) tile_and_store<6, lane0, kPrefetchNone>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 7: if constexpr (M > 7) tile_and_store<7, lane0, kPrefetchNone>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       default: break;
     }
   }
 
-  // kPf: software prefetch in K-quant tiles of few tokens (see kPrefetchAhead).
-  template <bool kPf>
+  // kPf: the kind of software prefetch in decode (see prefetch_ahead), or kPrefetchNone.
+  template <int kPf>
   static void matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
                      int64_t panel_end) {
     const size_t panel_bytes = w.panel_bytes();  // out of line: no inline code shared across ISAs

@@ -176,11 +176,13 @@ void check_type(TensorType t, const SimdKernels& k, bool exact, float rel) {
         const int64_t split = pm.panels() / 2;
         k.matmul(pm, x, y.data(), stride, 0, split);
         k.matmul(pm, x, y.data(), stride, split, pm.panels());
-        // The twin with software prefetch computes the same bits.
-        std::vector<float> y_pf(y.size(), -7.f);
-        k.matmul_prefetch(pm, x, y_pf.data(), stride, 0, split);
-        k.matmul_prefetch(pm, x, y_pf.data(), stride, split, pm.panels());
-        REQUIRE(std::memcmp(y_pf.data(), y.data(), y.size() * sizeof(float)) == 0);
+        // The twins with software prefetch (far, near) compute the same bits.
+        for (PackedMatmulFn twin : {k.matmul_prefetch, k.matmul_prefetch_near}) {
+          std::vector<float> y_pf(y.size(), -7.f);
+          twin(pm, x, y_pf.data(), stride, 0, split);
+          twin(pm, x, y_pf.data(), stride, split, pm.panels());
+          REQUIRE(std::memcmp(y_pf.data(), y.data(), y.size() * sizeof(float)) == 0);
+        }
         for (int tok = 0; tok < n_tokens; ++tok) {
           for (int64_t row = 0; row < rows; ++row) {
             const float want = ref.y[tok * rows + row], got = y[tok * stride + row];

@@ -101,9 +101,9 @@ TEST_CASE("matmul_many gives each matrix what matmul gives it alone", "[kernels]
   }
 }
 
-// The SIMD backend times its first decode-sized steps (here K-quant ones) with and without
-// software prefetch (alternating), then keeps the faster kernel: the outputs never change,
-// and afterwards it reports which one it kept and both measured speeds.
+// The SIMD backend times its first decode-sized steps (here K-quant ones) without software
+// prefetch, with far and with near prefetch (in turn), then keeps the fastest kernel: the
+// outputs never change, and afterwards it reports which one it kept and the three speeds.
 TEST_CASE("SIMD backend picks K-quant prefetch by timing, results unchanged", "[kernels]") {
   for (KernelIsa isa : {KernelIsa::Avx2, KernelIsa::Avx512, KernelIsa::Avx2Vnni, KernelIsa::Avx2VnniEvex,
                         KernelIsa::Neon, KernelIsa::NeonDotprod}) {
@@ -122,7 +122,7 @@ TEST_CASE("SIMD backend picks K-quant prefetch by timing, results unchanged", "[
     set.reset(x.data(), 1, cols);
     b->matmul(w.packed, set, first.data(), rows, pool);
     int changed = 0;
-    for (int step = 0; step < 1100; ++step) {  // past the warm-up and the 1,024 timed steps
+    for (int step = 0; step < 4700; ++step) {  // past the warm-up and the trial's 4,608 steps
       ActivationSet s1;
       s1.reset(x.data(), 1, cols);
       b->matmul(w.packed, s1, y.data(), rows, pool);
@@ -131,14 +131,18 @@ TEST_CASE("SIMD backend picks K-quant prefetch by timing, results unchanged", "[
     CHECK(changed == 0);
     const std::string report = b->tuning();
     INFO(report);
-    CHECK((report.find("prefetch on") != std::string::npos || report.find("prefetch off") != std::string::npos));
-    // Both kernels were timed: two speeds above zero (however slow the CPU, or qemu, is).
-    double without = 0, with = 0;
+    CHECK(report.find("q4_K decode prefetch ") != std::string::npos);
+    CHECK((report.find("prefetch off") != std::string::npos || report.find("prefetch far") != std::string::npos ||
+           report.find("prefetch near") != std::string::npos));
+    // The three kernels were timed: speeds above zero (however slow the CPU, or qemu, is).
+    double without = 0, far = 0, near = 0;
     const size_t at = report.find("timed: ");
     REQUIRE(at != std::string::npos);
-    REQUIRE(std::sscanf(report.c_str() + at, "timed: %lf GB/s without, %lf with", &without, &with) == 2);
+    REQUIRE(std::sscanf(report.c_str() + at, "timed: %lf GB/s without, %lf far, %lf near", &without, &far, &near) ==
+            3);
     CHECK(without > 0);
-    CHECK(with > 0);
+    CHECK(far > 0);
+    CHECK(near > 0);
   }
 }
 
@@ -157,7 +161,7 @@ TEST_CASE("SIMD backend chooses the decode prefetch per weight type", "[kernels]
     for (auto& v : x) v = n01(rng);
     for (TensorType t : {TensorType::Q8_0, TensorType::Q4_0}) {
       Weights w = make_weights(*b, t, rows, cols, rng);
-      for (int step = 0; step < 1100; ++step) {  // past this type's warm-up and timed steps
+      for (int step = 0; step < 4700; ++step) {  // past this type's warm-up and trial
         ActivationSet s1;
         s1.reset(x.data(), 1, cols);
         b->matmul(w.packed, s1, y.data(), rows, pool);
@@ -165,7 +169,12 @@ TEST_CASE("SIMD backend chooses the decode prefetch per weight type", "[kernels]
     }
     const std::string report = b->tuning();
     INFO(report);
-    for (const char* type : {"q8_0 decode prefetch o", "q4_0 decode prefetch o"})
-      CHECK(report.find(type) != std::string::npos);
+    for (const char* type : {"q8_0 decode prefetch ", "q4_0 decode prefetch "}) {
+      const size_t at = report.find(type);
+      REQUIRE(at != std::string::npos);
+      const std::string choice = report.substr(at + std::strlen(type), report.find(' ', at + std::strlen(type)) -
+                                                                          (at + std::strlen(type)));
+      CHECK((choice == "off" || choice == "far" || choice == "near"));  // decided, not "undecided"
+    }
   }
 }
