@@ -48,7 +48,7 @@ class PrefetchChoice {
   static constexpr int kKinds = 3;        // kPrefetchNone, kPrefetchFar, kPrefetchNear
   static constexpr int64_t kWarmup = 16;  // steps of each period before the trial (cold caches)
   static constexpr int64_t kRun = 256;    // steps of one kind in a row
-  static constexpr int kRuns = 18;
+  static constexpr int kRuns = 36;  // ~95 tokens of a 0.5B model: the noise of a shared machine averages out
   static constexpr int64_t kTrialSteps = kRun * kRuns;
   static constexpr int64_t kPeriod = int64_t{1} << 17;
   static constexpr double kDropBelow = 0.75;

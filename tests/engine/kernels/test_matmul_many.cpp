@@ -122,7 +122,7 @@ TEST_CASE("SIMD backend picks K-quant prefetch by timing, results unchanged", "[
     set.reset(x.data(), 1, cols);
     b->matmul(w.packed, set, first.data(), rows, pool);
     int changed = 0;
-    for (int step = 0; step < 4700; ++step) {  // past the warm-up and the trial's 4,608 steps
+    for (int step = 0; step < 9300; ++step) {  // past the warm-up and the trial's 9,216 steps
       ActivationSet s1;
       s1.reset(x.data(), 1, cols);
       b->matmul(w.packed, s1, y.data(), rows, pool);
@@ -161,7 +161,7 @@ TEST_CASE("SIMD backend chooses the decode prefetch per weight type", "[kernels]
     for (auto& v : x) v = n01(rng);
     for (TensorType t : {TensorType::Q8_0, TensorType::Q4_0}) {
       Weights w = make_weights(*b, t, rows, cols, rng);
-      for (int step = 0; step < 4700; ++step) {  // past this type's warm-up and trial
+      for (int step = 0; step < 9300; ++step) {  // past this type's warm-up and trial
         ActivationSet s1;
         s1.reset(x.data(), 1, cols);
         b->matmul(w.packed, s1, y.data(), rows, pool);
