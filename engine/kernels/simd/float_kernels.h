@@ -134,14 +134,27 @@ struct FloatImpl {
   // Heads scored together: 16 lanes, 4 accumulators each in registers (7 x 4); 8 lanes,
   // 4 (score_heads_8: 3 x 4 plus the two key vectors).
   static constexpr int kScoreHeads = L == 16 ? 7 : 3;
+  // Software prefetch (into L1) of the keys 32 positions ahead of the block being scored
+  // and of the value rows 16 ahead of the one being summed: deep in a context a decoded
+  // token's keys and values come from memory (384 KB a layer and thread at 1,500 positions
+  // of the 0.5B shape), and the hardware prefetcher alone left attention at 1.35-1.68 ms
+  // per token, against 1.04-1.24 with these (Sapphire Rapids guest, 2 threads; 16 / 8
+  // ahead 1.04-1.50, 64 / 48 1.13). The results do not change.
+  static constexpr int kPrefetchKeys = 32;
+  static constexpr int kPrefetchRows = 16;
   template <int DK, class T>
   static void score_keys(const float* q, int64_t q_stride, int n_q, const T* keys, int n_pos, int dk_runtime,
                          float scale, float* scores) {
     const int dk = DK ? DK : dk_runtime;
     const F vscale = V::set1f(scale);
+    const int64_t block_bytes = static_cast<int64_t>(sizeof(T)) * 16 * dk;
     for (int p0 = 0; p0 < n_pos; p0 += 16) {
       const T* kb = keys + static_cast<int64_t>(p0) * dk;
       const int n_keys = n_pos - p0 < 16 ? n_pos - p0 : 16;
+      if (p0 + 16 + kPrefetchKeys <= n_pos) {
+        const char* ahead = reinterpret_cast<const char*>(kb) + block_bytes * (kPrefetchKeys / 16);
+        for (int64_t off = 0; off < block_bytes; off += 64) __builtin_prefetch(ahead + off, 0, 3);
+      }
       for (int h0 = 0, hb = 0; h0 < n_q; h0 += hb) {
         hb = balanced_block(n_q - h0, kScoreHeads);
         float* sh = scores + static_cast<int64_t>(h0) * n_pos + p0;
@@ -267,6 +280,11 @@ struct FloatImpl {
       for (int j = 0; j < NV; ++j) acc[h][j] = V::zero_f();
     for (int p = 0; p < n_pos; ++p) {
       const T* row = v + static_cast<int64_t>(p) * stride;
+      if (p + kPrefetchRows < n_pos) {
+        const char* ahead = reinterpret_cast<const char*>(row + static_cast<int64_t>(kPrefetchRows) * stride);
+        _Pragma("GCC unroll 4")
+        for (int off = 0; off < static_cast<int>(sizeof(T)) * NV * L; off += 64) __builtin_prefetch(ahead + off, 0, 3);
+      }
       F vr[NV];
       _Pragma("GCC unroll 4")
       for (int j = 0; j < NV; ++j) vr[j] = load(row + j * L);
