@@ -213,7 +213,10 @@ DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937
   const PackedMatmulFn fns[3] = {a.kernels->matmul, a.kernels->matmul_prefetch, a.kernels->matmul_prefetch_near};
   std::vector<double> gbs[3];
   for (int rep = 0; rep < (a.quick ? 4 : 12); ++rep) {
-    for (int kind = 0; kind < (twins ? 3 : 1); ++kind) {
+    for (int i = 0; i < (twins ? 3 : 1); ++i) {
+      // none, far, near in even repetitions, none, near, far in odd ones: each kind follows
+      // each other one equally often (a pass can slow the one after it).
+      const int kind = rep % 2 == 0 || i == 0 ? i : 3 - i;
       const PackedMatmulFn fn = fns[kind];
       auto start = Clock::now();
       for (auto& m : mats) {
