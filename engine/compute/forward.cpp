@@ -99,6 +99,11 @@ bool Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
     each_token(n, [&](int t0, int t1) {
       for (int t = t0; t < t1; ++t) {
         float* x = x_.data() + t * embd;
+        if (simd_) {
+          simd_->add_rms_norm(x, add ? proj_.data() + t * embd : nullptr, norm ? norm->data() : nullptr,
+                              norm ? xn_.data() + t * embd : nullptr, static_cast<int64_t>(embd), c.norm_eps);
+          continue;
+        }
         if (add)
           for (size_t i = 0; i < embd; ++i) x[i] += proj_[t * embd + i];
         if (norm) ops::rms_norm(x, norm->data(), xn_.data() + t * embd, embd, c.norm_eps);
@@ -124,12 +129,21 @@ bool Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
       add_bias(v_.data() + t0 * v_dim, L.bv, t1 - t0, v_dim);
       for (int t = t0; t < t1; ++t) {
         const float* cs = rope_.data() + t * c.n_rot;
-        for (uint32_t h = 0; h < c.n_head; ++h)
-          ops::rope_rotate(q_.data() + t * q_dim + h * c.head_dim_k, static_cast<int>(c.n_rot), neox, cs,
-                           cs + half_rot);
+        if (simd_ && neox) {
+          simd_->rope_neox(q_.data() + t * q_dim, static_cast<int>(c.n_head), c.head_dim_k, static_cast<int>(c.n_rot),
+                           cs, cs + half_rot);
+          simd_->rope_neox(k_.data() + t * k_dim, static_cast<int>(c.n_head_kv), c.head_dim_k,
+                           static_cast<int>(c.n_rot), cs, cs + half_rot);
+        } else {
+          for (uint32_t h = 0; h < c.n_head; ++h)
+            ops::rope_rotate(q_.data() + t * q_dim + h * c.head_dim_k, static_cast<int>(c.n_rot), neox, cs,
+                             cs + half_rot);
+          for (uint32_t h = 0; h < c.n_head_kv; ++h)
+            ops::rope_rotate(k_.data() + t * k_dim + h * c.head_dim_k, static_cast<int>(c.n_rot), neox, cs,
+                             cs + half_rot);
+        }
         for (uint32_t h = 0; h < c.n_head_kv; ++h) {
           float* kh = k_.data() + t * k_dim + h * c.head_dim_k;
-          ops::rope_rotate(kh, static_cast<int>(c.n_rot), neox, cs, cs + half_rot);
           kv.set_key(static_cast<int>(l), static_cast<int>(h), pos0 + t, kh);
           kv.set_value(static_cast<int>(l), static_cast<int>(h), pos0 + t, v_.data() + t * v_dim + h * c.head_dim_v);
         }
@@ -165,9 +179,14 @@ bool Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
   if (!logits_all && !logits_last) return true;
   const int first = logits_all ? 0 : n - 1;
   const int rows = n - first;
-  for (int t = first; t < n; ++t)
-    ops::rms_norm(x_.data() + t * embd, model_.output_norm().data(), xn_.data() + (t - first) * embd, embd,
-                  c.norm_eps);
+  for (int t = first; t < n; ++t) {
+    float* x = x_.data() + t * embd;
+    float* y = xn_.data() + (t - first) * embd;
+    if (simd_)
+      simd_->add_rms_norm(x, nullptr, model_.output_norm().data(), y, static_cast<int64_t>(embd), c.norm_eps);
+    else
+      ops::rms_norm(x, model_.output_norm().data(), y, embd, c.norm_eps);
+  }
   in_out_.reset(xn_.data(), rows, embd);
   clock.lap(StepProfile::kOther);
   matmul(model_.output(), in_out_, logits.data() + logits_offset, c.n_vocab);

@@ -117,6 +117,12 @@ void KvCache::set_key(int layer, int head, int pos, const float* row) {
     return;
   }
   const size_t at = key_offset(layer, head) + key_index(pos, 0);
+  if (type_ == KvType::F16 && dim_k_ <= kMaxRowHalves) {
+    uint16_t halves[kMaxRowHalves];  // converted as a row (vectorized), then spread
+    f32_to_f16_row(row, halves, static_cast<size_t>(dim_k_));
+    for (int i = 0; i < dim_k_; ++i) k16_[at + static_cast<size_t>(i) * kKeyBlock] = halves[i];
+    return;
+  }
   for (int i = 0; i < dim_k_; ++i) {
     const size_t e = at + static_cast<size_t>(i) * kKeyBlock;
     if (type_ == KvType::F16)

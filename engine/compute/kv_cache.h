@@ -124,6 +124,7 @@ class KvCache {
   }
 
   static constexpr int kMaxQ8Blocks = 8;  // 32-dimension blocks quantized per step in set_key
+  static constexpr int kMaxRowHalves = 512;  // F16 keys up to this size are converted as one row
   KvType type_ = KvType::F32;
   int n_layer_ = 0, n_head_kv_ = 0, dim_k_ = 0, dim_v_ = 0;
   int capacity_ = 0, size_ = 0;

@@ -34,6 +34,8 @@ namespace wafer {
                   int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,    \
                   const int* n_pos_each);                                                                  \
   void swiglu(float* g, const float* u, int64_t n);                                                        \
+  void add_rms_norm(float* x, const float* add, const float* w, float* y, int64_t n, float eps);            \
+  void rope_neox(float* x, int n_heads, int64_t stride, int n_rot, const float* cos_t, const float* sin_t);   \
   void quantize_acts(const QuantizedActs& a, const float* x, int64_t x_stride, int t_begin, int t_end);       \
   }
 #if defined(__x86_64__)
@@ -76,6 +78,8 @@ void attend(const float* q, int64_t q_stride, int n_q, const float* keys, const 
 void attend_f16(const float* q, int64_t q_stride, int n_q, const uint16_t* keys, const uint16_t* values, int n_pos,
                 int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride, const int* n_pos_each);
 void swiglu(float* g, const float* u, int64_t n);
+void add_rms_norm(float* x, const float* add, const float* w, float* y, int64_t n, float eps);
+void rope_neox(float* x, int n_heads, int64_t stride, int n_rot, const float* cos_t, const float* sin_t);
 }  // namespace kernels_avx512_model
 #elif defined(__aarch64__)
 #define WAFER_DECLARE_NEON(ns)                                                                             \
@@ -88,6 +92,8 @@ void swiglu(float* g, const float* u, int64_t n);
                   int n_pos, int dk, int dv, float scale, float* scratch, float* out, int64_t out_stride,    \
                   const int* n_pos_each);                                                                  \
   void swiglu(float* g, const float* u, int64_t n);                                                        \
+  void add_rms_norm(float* x, const float* add, const float* w, float* y, int64_t n, float eps);            \
+  void rope_neox(float* x, int n_heads, int64_t stride, int n_rot, const float* cos_t, const float* sin_t);   \
   }
 WAFER_DECLARE_NEON(kernels_neon)
 WAFER_DECLARE_NEON(kernels_neon_dotprod)
@@ -202,13 +208,17 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
                                  kernels_avx2::packed_matmul_prefetch_near,
                                  kernels_avx2::attend,
                                  kernels_avx2::attend_f16,    kernels_avx2::swiglu,
-                                 kernels_avx2::quantize_acts, kernels_avx2::attend_q8};
+                                 kernels_avx2::quantize_acts, kernels_avx2::attend_q8,
+                                 nullptr,                     kernels_avx2::add_rms_norm,
+                                 kernels_avx2::rope_neox};
   static const SimdKernels kAvx512{KernelIsa::Avx512,            "avx512-vnni",
                                    kernels_avx512::packed_matmul, kernels_avx512::packed_matmul_prefetch,
                                    kernels_avx512::packed_matmul_prefetch_near,
                                    kernels_avx512::attend,
                                    kernels_avx512::attend_f16,    kernels_avx512::swiglu,
-                                   kernels_avx512::quantize_acts, kernels_avx512::attend_q8};
+                                   kernels_avx512::quantize_acts, kernels_avx512::attend_q8,
+                                   nullptr,                       kernels_avx512::add_rms_norm,
+                                   kernels_avx512::rope_neox};
   // The AVX-VNNI tables: their own int8 kernels, AVX2's float kernels and quantizers.
   const auto with_avx2_float = [](KernelIsa isa, const char* name, PackedMatmulFn matmul, PackedMatmulFn prefetch,
                                   PackedMatmulFn prefetch_near, AttendQ8Fn attend_q8) {
@@ -221,7 +231,10 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
                        kernels_avx2::attend_f16,
                        kernels_avx2::swiglu,
                        kernels_avx2::quantize_acts,
-                       attend_q8};
+                       attend_q8,
+                       nullptr,
+                       kernels_avx2::add_rms_norm,
+                       kernels_avx2::rope_neox};
   };
   static const SimdKernels kAvx2Vnni =
       with_avx2_float(KernelIsa::Avx2Vnni, "avx2-vnni", kernels_avxvnni::packed_matmul,
@@ -242,7 +255,10 @@ const SimdKernels* simd_kernels(KernelIsa isa) {
                                         kernels_avx512_model::attend_f16,
                                         kernels_avx512_model::swiglu,
                                         quantize_act_rows,
-                                        kernels_avx512_model::attend_q8};
+                                        kernels_avx512_model::attend_q8,
+                                        nullptr,
+                                        kernels_avx512_model::add_rms_norm,
+                                        kernels_avx512_model::rope_neox};
   // The AMX tables: the AVX-512 table (or its model) with the tile matmul (which hands
   // decode and the K-quants to the AVX-512 kernel).
   // With AMX-BF16, prefill attention on the tiles too (attend_tiles_status).
@@ -345,19 +361,19 @@ const char* attend_tiles_status() {
 const SimdKernels* simd_kernels(KernelIsa isa) {
   const auto table = [](KernelIsa i, const char* name, PackedMatmulFn matmul, PackedMatmulFn prefetch,
                         PackedMatmulFn prefetch_near, AttendFn attend, AttendF16Fn attend_f16, SwigluFn swiglu,
-                        AttendQ8Fn attend_q8) {
-    return SimdKernels{i,      name,       matmul, prefetch,          prefetch_near,
-                       attend, attend_f16, swiglu, quantize_act_rows, attend_q8};
+                        AttendQ8Fn attend_q8, AddRmsNormFn add_rms_norm, RopeNeoxFn rope_neox) {
+    return SimdKernels{i,      name,       matmul, prefetch,          prefetch_near, attend,       attend_f16,
+                       swiglu, quantize_act_rows, attend_q8, nullptr, add_rms_norm, rope_neox};
   };
   static const SimdKernels kNeon =
       table(KernelIsa::Neon, "neon", kernels_neon::packed_matmul, kernels_neon::packed_matmul_prefetch,
             kernels_neon::packed_matmul_prefetch_near, kernels_neon::attend, kernels_neon::attend_f16,
-            kernels_neon::swiglu, kernels_neon::attend_q8);
+            kernels_neon::swiglu, kernels_neon::attend_q8, kernels_neon::add_rms_norm, kernels_neon::rope_neox);
   static const SimdKernels kNeonDotprod = table(
       KernelIsa::NeonDotprod, "neon-dotprod", kernels_neon_dotprod::packed_matmul,
       kernels_neon_dotprod::packed_matmul_prefetch, kernels_neon_dotprod::packed_matmul_prefetch_near,
       kernels_neon_dotprod::attend, kernels_neon_dotprod::attend_f16, kernels_neon_dotprod::swiglu,
-      kernels_neon_dotprod::attend_q8);
+      kernels_neon_dotprod::attend_q8, kernels_neon_dotprod::add_rms_norm, kernels_neon_dotprod::rope_neox);
   const CpuFeatures& cpu = cpu_features();
   switch (isa) {
     case KernelIsa::Neon:

@@ -120,6 +120,13 @@ constexpr size_t attend_scratch_floats(int n_q, int n_pos, [[maybe_unused]] int 
 }
 // g[i] = g[i] / (1 + e^-g[i]) * u[i].
 using SwigluFn = void (*)(float* g, const float* u, int64_t n);
+// x += add (add may be nullptr), then y = rms_norm(x) * w unless y is nullptr
+// (ops::rms_norm within float rounding).
+using AddRmsNormFn = void (*)(float* x, const float* add, const float* w, float* y, int64_t n, float eps);
+// NeoX RoPE of n_heads heads (head h at x + h * stride): dimensions i and i + n_rot / 2
+// rotated by cos_t[i], sin_t[i] (ops::rope_rotate with neox = true, to float rounding).
+using RopeNeoxFn = void (*)(float* x, int n_heads, int64_t stride, int n_rot, const float* cos_t,
+                            const float* sin_t);
 // quantize_act_rows, vectorized: bytes and side values identical to it for every input.
 using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin,
                                 int t_end);
@@ -157,6 +164,8 @@ struct SimdKernels {
   // or nullptr: to FP32 rounding, not bit for bit, the same as attend_f16; each query's
   // result depends on that query alone, whatever the batch around it.
   AttendF16Fn attend_f16_tiles = nullptr;
+  AddRmsNormFn add_rms_norm = nullptr;  // set in every table
+  RopeNeoxFn rope_neox = nullptr;       // set in every table
 };
 // The head shapes attend_f16_tiles computes on the tiles (it hands others to attend_f16,
 // which then needs attend_f16's scratch).

@@ -52,6 +52,12 @@ void attend_q8(const uint8_t* q, int n_q, const uint8_t* keys, const uint16_t* v
 }
 
 void swiglu(float* g, const float* u, int64_t n) { simd::FloatImpl<V>::swiglu(g, u, n); }
+void add_rms_norm(float* x, const float* add, const float* w, float* y, int64_t n, float eps) {
+  simd::FloatImpl<V>::add_rms_norm(x, add, w, y, n, eps);
+}
+void rope_neox(float* x, int n_heads, int64_t stride, int n_rot, const float* cos_t, const float* sin_t) {
+  simd::FloatImpl<V>::rope_neox(x, n_heads, stride, n_rot, cos_t, sin_t);
+}
 
 }  // namespace kernels_avx512_model
 

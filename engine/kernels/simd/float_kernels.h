@@ -337,6 +337,67 @@ struct FloatImpl {
     for (; p < n; ++p) scores[p] *= 1.0f / sum;
   }
 
+  // x += add (unless add is nullptr), then, unless y is nullptr, y = x * s * w with
+  // s = 1 / sqrt(mean of x^2 + eps): ops::rms_norm's twin with the residual add folded in
+  // (one pass over x for both). The sum of squares is formed in float in 2L lanes, where
+  // ops::rms_norm sums in double: the scale differs by float rounding (~1e-7 relative).
+  static void add_rms_norm(float* x, const float* add, const float* w, float* y, int64_t n, float eps) {
+    F s0 = V::zero_f(), s1 = V::zero_f();
+    int64_t i = 0;
+    for (; i + 2 * L <= n; i += 2 * L) {
+      F a = V::loadf(x + i), b = V::loadf(x + i + L);
+      if (add) {
+        a = V::add_f(a, V::loadf(add + i));
+        b = V::add_f(b, V::loadf(add + i + L));
+        V::storef(x + i, a);
+        V::storef(x + i + L, b);
+      }
+      s0 = V::fmadd(a, a, s0);
+      s1 = V::fmadd(b, b, s1);
+    }
+    for (; i + L <= n; i += L) {
+      F a = V::loadf(x + i);
+      if (add) {
+        a = V::add_f(a, V::loadf(add + i));
+        V::storef(x + i, a);
+      }
+      s0 = V::fmadd(a, a, s0);
+    }
+    float sum = V::reduce_add(V::add_f(s0, s1));
+    for (; i < n; ++i) {
+      if (add) x[i] += add[i];
+      sum += x[i] * x[i];
+    }
+    if (!y) return;
+    const float scale = 1.0f / std::sqrt(sum / static_cast<float>(n) + eps);
+    const F vs = V::set1f(scale);
+    for (i = 0; i + L <= n; i += L) V::storef(y + i, V::mul(V::mul(V::loadf(x + i), vs), V::loadf(w + i)));
+    for (; i < n; ++i) y[i] = x[i] * scale * w[i];
+  }
+
+  // RoPE of n_heads heads of n_rot dimensions (head h at x + h * stride), NeoX layout: the
+  // pairs are dimensions i and i + n_rot / 2, rotated by the angle whose cosine and sine
+  // are cos_t[i] and sin_t[i]. ops::rope_rotate's twin (the same products, no fused
+  // multiply-add, so the same bits wherever the scalar code is not contracted either).
+  static void rope_neox(float* x, int n_heads, int64_t stride, int n_rot, const float* cos_t, const float* sin_t) {
+    const int half = n_rot / 2;
+    for (int h = 0; h < n_heads; ++h) {
+      float* a = x + h * stride;
+      float* b = a + half;
+      int i = 0;
+      for (; i + L <= half; i += L) {
+        const F x0 = V::loadf(a + i), x1 = V::loadf(b + i), c = V::loadf(cos_t + i), s = V::loadf(sin_t + i);
+        V::storef(a + i, V::subf(V::mul(x0, c), V::mul(x1, s)));
+        V::storef(b + i, V::add_f(V::mul(x0, s), V::mul(x1, c)));
+      }
+      for (; i < half; ++i) {
+        const float x0 = a[i], x1 = b[i];
+        a[i] = x0 * cos_t[i] - x1 * sin_t[i];
+        b[i] = x0 * sin_t[i] + x1 * cos_t[i];
+      }
+    }
+  }
+
   // g[i] = silu(g[i]) * u[i] = g / (1 + e^-g) * u.
   static void swiglu(float* g, const float* u, int64_t n) {
     const F one = V::set1f(1.0f);

@@ -411,6 +411,59 @@ TEST_CASE("attention and swiglu kernels match their definitions") {
   }
 }
 
+TEST_CASE("the residual add with RMS norm and NeoX RoPE match the scalar operations") {
+  for (KernelIsa isa : kAllIsas) {
+    const SimdKernels* k = simd_kernels(isa);
+    if (!k) continue;
+    REQUIRE(k->add_rms_norm != nullptr);
+    REQUIRE(k->rope_neox != nullptr);
+    std::mt19937 rng(5);
+    std::normal_distribution<float> n01(0.f, 1.f);
+    for (int64_t n : {1, 7, 16, 33, 64, 896, 4864}) {
+      INFO(k->name << " n " << n);
+      std::vector<float> x(static_cast<size_t>(n)), add(x.size()), w(x.size());
+      for (auto& v : x) v = 4 * n01(rng);
+      for (auto& v : add) v = n01(rng);
+      for (auto& v : w) v = 1 + 0.1f * n01(rng);
+      // The definition: the add, then ops::rms_norm.
+      std::vector<float> want_x(x.size()), want_y(x.size());
+      for (size_t i = 0; i < x.size(); ++i) want_x[i] = x[i] + add[i];
+      ops::rms_norm(want_x.data(), w.data(), want_y.data(), n, 1e-6f);
+      std::vector<float> got_x = x, got_y(x.size(), -1.f);
+      k->add_rms_norm(got_x.data(), add.data(), w.data(), got_y.data(), n, 1e-6f);
+      for (size_t i = 0; i < x.size(); ++i) {
+        REQUIRE(got_x[i] == want_x[i]);  // the add is exact in both
+        REQUIRE(std::fabs(got_y[i] - want_y[i]) <= 2e-6f * (1 + std::fabs(want_y[i])));
+      }
+      // Without the add, and the add alone (y nullptr leaves the norm out).
+      std::vector<float> y0(x.size()), y1(x.size());
+      ops::rms_norm(x.data(), w.data(), y0.data(), n, 1e-6f);
+      std::vector<float> x1 = x;
+      k->add_rms_norm(x1.data(), nullptr, w.data(), y1.data(), n, 1e-6f);
+      REQUIRE(x1 == x);
+      for (size_t i = 0; i < x.size(); ++i) REQUIRE(std::fabs(y1[i] - y0[i]) <= 2e-6f * (1 + std::fabs(y0[i])));
+      k->add_rms_norm(x1.data(), add.data(), nullptr, nullptr, n, 1e-6f);
+      REQUIRE(x1 == want_x);
+    }
+    for (int n_rot : {2, 16, 32, 64, 128}) {
+      for (int pos : {0, 1, 17, 1500}) {
+        INFO(k->name << " n_rot " << n_rot << " pos " << pos);
+        const int head_dim = n_rot == 2 ? 16 : 128;  // RoPE on the first n_rot dimensions only
+        const int heads = 3;
+        std::vector<float> cs(static_cast<size_t>(n_rot));
+        ops::rope_angles(pos, n_rot, 1e6f, 1.0f, cs.data(), cs.data() + n_rot / 2);
+        std::vector<float> x(static_cast<size_t>(heads * head_dim));
+        for (auto& v : x) v = n01(rng);
+        std::vector<float> want = x, got = x;
+        for (int h = 0; h < heads; ++h)
+          ops::rope_rotate(want.data() + h * head_dim, n_rot, true, cs.data(), cs.data() + n_rot / 2);
+        k->rope_neox(got.data(), heads, head_dim, n_rot, cs.data(), cs.data() + n_rot / 2);
+        for (size_t i = 0; i < x.size(); ++i) REQUIRE(std::fabs(got[i] - want[i]) <= 1e-6f * (1 + std::fabs(want[i])));
+      }
+    }
+  }
+}
+
 TEST_CASE("softmax weights far below the maximum are exactly zero, never denormal") {
   // One key lines up with the query and the others score 20-120 below it: e^(score - max)
   // of those would be denormal (below FLT_MIN) or become one when normalised. The weights

@@ -4,7 +4,9 @@
 
 #include <bit>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "engine/quant/float16.h"
 
@@ -85,4 +87,31 @@ TEST_CASE("bfloat16: round to nearest even, NaN stays NaN", "[float16]") {
   f32_to_f16_row(x, y, 3);
   f16_to_f32_row(y, z, 3);
   CHECK(std::memcmp(x, z, sizeof x) == 0);
+}
+
+TEST_CASE("float16: the row conversions give the scalar conversions' bits for every kind of input", "[float16]") {
+  // Every 4,099th f32 bit pattern (all exponents, both signs, NaNs, infinities, values that
+  // round to half subnormals or overflow), in rows of 1,000 (vector body and tail).
+  std::vector<float> x;
+  for (uint64_t u = 0; u <= 0xffffffffull; u += 4099) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(u)));
+  for (float v : {65504.0f, 65519.0f, 65520.0f, 0x1p-24f, 0x1p-25f, 0x1.8p-25f, 0x1p-14f, -0.0f})
+    x.push_back(v);
+  std::vector<uint16_t> h(x.size());
+  for (size_t at = 0; at < x.size(); at += 1000) {
+    const size_t n = std::min<size_t>(1000, x.size() - at);
+    f32_to_f16_row(x.data() + at, h.data() + at, n);
+  }
+  for (size_t i = 0; i < x.size(); ++i) {
+    INFO("f32 bits " << std::bit_cast<uint32_t>(x[i]));
+    REQUIRE(h[i] == f32_to_f16(x[i]));
+  }
+  // Every half back to f32.
+  std::vector<uint16_t> all(65536);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
+  std::vector<float> back(all.size());
+  f16_to_f32_row(all.data(), back.data(), all.size() - 3);  // a tail that is not a multiple of 8
+  for (size_t i = 0; i + 3 < all.size(); ++i) {
+    INFO("half bits " << i);
+    REQUIRE(std::bit_cast<uint32_t>(back[i]) == std::bit_cast<uint32_t>(f16_to_f32(all[i])));
+  }
 }
