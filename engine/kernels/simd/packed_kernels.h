@@ -498,25 +498,28 @@ struct PackedImpl {
     const size_t panel_bytes = w.panel_bytes();  // out of line: no inline code shared across ISAs
     // This thread's copy of the activations with each token tile interleaved block by
     // block (~1 % of a prefill matmul's time, a few KB for a decoded token; the buffer
-    // grows to the largest batch once, then is reused).
+    // grows to the largest batch once, then is reused). A prefill copies each block of
+    // tokens just before the panels pass it, so the block is in L2 when they do: copied
+    // all at once, a batch larger than L2 (512 tokens of a 4,864-wide row are 3 MB) would
+    // push the first block out before its turn.
     if (panel_begin >= panel_end) return;
     const bool legacy = is_legacy(w.type);
     static thread_local std::vector<uint8_t> buf;
-    {
-      const int64_t nb = x.blocks();
-      const int64_t per_token = nb * (legacy ? kLegacyTokenBytes : kKTokenBytes);
-      const size_t need = static_cast<size_t>(x.n_tokens * per_token);
-      if (buf.size() < need) buf.resize(need);
+    const int64_t per_token = x.blocks() * (legacy ? kLegacyTokenBytes : kKTokenBytes);
+    const size_t need = static_cast<size_t>(x.n_tokens * per_token);
+    if (buf.size() < need) buf.resize(need);
+    const auto copy_tokens = [&](int t_begin, int t_end) {
       constexpr int M = V::kMaxTokens;
-      for (int t0 = 0; t0 < x.n_tokens; t0 += M) {
-        const int T = x.n_tokens - t0 < M ? x.n_tokens - t0 : M;
+      for (int t0 = t_begin; t0 < t_end; t0 += M) {
+        const int T = t_end - t0 < M ? t_end - t0 : M;
         if (legacy)
           tile_acts(x, t0, T, legacy_offset(w.type), buf.data() + t0 * per_token);
         else
           tile_acts_k(x, w.type, t0, T, buf.data() + t0 * per_token);
       }
-    }
+    };
     const uint8_t* tiled = buf.data();
+    if (x.n_tokens == 1) copy_tokens(0, 1);
     if (x.n_tokens == 1 && w.type == TensorType::Q8_0)
       return legacy_rows<Q8_0, kPf>(w, panel_begin, panel_end, tiled, y);
     if (x.n_tokens == 1 && w.type == TensorType::Q4_0)
@@ -527,6 +530,7 @@ struct PackedImpl {
     const int block = prefill_token_block(x.blocks() * (legacy ? kLegacyTokenBytes : kKTokenBytes), V::kMaxTokens);
     for (int b0 = 0; b0 < x.n_tokens; b0 += block) {
       const int b1 = x.n_tokens - b0 < block ? x.n_tokens : b0 + block;
+      if (x.n_tokens > 1) copy_tokens(b0, b1);
       for (int64_t p = panel_begin; p < panel_end; ++p) {
         const uint8_t* panel = w.data + static_cast<size_t>(p) * panel_bytes;
         const int64_t first_row = p * kRows;
