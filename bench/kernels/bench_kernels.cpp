@@ -5,7 +5,11 @@
 // activation quantizers, scalar against SIMD, and attention with flat against sharply
 // peaked scores.
 //
-//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,q4_0,...] [--quick] [--quantize-only]
+//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,q4_0,...] [--decode-rows N] [--quick] [--quantize-only]
+//
+// --decode-rows N: rows of each decode matrix (default 4,864, the 0.5B model's gate and up;
+// 896 is its wo, 128 its k and v): a matrix-vector product that moves fewer bytes per call
+// pays its start and end more often.
 //
 // The machine may be shared: every figure is a median of repeated runs, and the
 // efficiency compares with the bandwidth measured in the same run.
@@ -108,6 +112,7 @@ struct Args {
                                    TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
   bool quick = false;
   bool quantize_only = false;  // just the activation-quantization and attention figures
+  int64_t decode_rows = 4864;  // rows of each decode matrix
 };
 
 bool parse(int argc, char** argv, Args* a) {
@@ -167,12 +172,18 @@ bool parse(int argc, char** argv, Args* a) {
         }
         p = e + 1;
       }
+    } else if (s == "--decode-rows") {
+      a->decode_rows = std::atoll(next().c_str());
+      if (a->decode_rows < 1 || a->decode_rows > (int64_t{1} << 20)) {
+        std::fprintf(stderr, "--decode-rows: 1 to 1048576\n");
+        return false;
+      }
     } else if (s == "--quick") {
       a->quick = true;
     } else if (s == "--quantize-only") {
       a->quantize_only = true;
     } else {
-      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,...] [--quick] [--quantize-only]\n");
+      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,...] [--decode-rows N] [--quick] [--quantize-only]\n");
       return false;
     }
   }
@@ -199,7 +210,7 @@ struct DecodeGbs {
 };
 DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937& rng) {
   const bool twins = prefetch_applies(t, 1);  // the prefetch kernels differ
-  const int64_t rows = 4864, cols = bench_cols(t);
+  const int64_t rows = a.decode_rows, cols = bench_cols(t);
   const size_t one = packed_bytes(t, rows, cols);
   const CpuFeatures& cpu = cpu_features();
   const size_t want = std::max<size_t>(size_t{256} << 20, 4 * cpu.l3_bytes) / (a.quick ? 4 : 1);
@@ -414,8 +425,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", bw.error().message.c_str());
       return 1;
     }
-    std::printf("\nthreads %d: barrier %.0f ns per run, read bandwidth %.1f GB/s (best %.1f)\n", threads,
-                barrier_ns(pool), bw->read_gbs, bw->best_gbs);
+    std::printf("\nthreads %d: barrier %.0f ns per run, read bandwidth %.1f GB/s (best %.1f); decode matrices of %lld rows\n",
+                threads, barrier_ns(pool), bw->read_gbs, bw->best_gbs, static_cast<long long>(a.decode_rows));
     std::printf("%-6s %12s %11s %12s %13s %16s %16s\n", "type", "decode GB/s", "efficiency", "far prefetch",
                 "near prefetch", "prefill128 GMAC/s", "prefill512 GMAC/s");
     for (TensorType t : a.types) {
