@@ -3,6 +3,7 @@
 #include <bit>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -62,10 +63,18 @@ namespace {
 
 // The rows through F16C (vcvtps2ph / vcvtph2ps, round to nearest even): the same bits as
 // the scalar conversions above for every input, 8 at a time. Every AVX2 CPU has F16C.
+// CPUID leaf 1: F16C (ECX bit 29), AVX (bit 28) and OSXSAVE (bit 27), and the OS saving
+// the AVX state (XCR0 bits 1 and 2). Asked directly: not every compiler's
+// __builtin_cpu_supports knows "f16c".
 bool have_f16c() {
   static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const unsigned need = (1u << 29) | (1u << 28) | (1u << 27);
+    if ((c & need) != need) return false;
+    unsigned lo = 0, hi = 0;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 6u) == 6u;
   }();
   return yes;
 }
