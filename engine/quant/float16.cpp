@@ -2,8 +2,9 @@
 
 #include <bit>
 
+#include "engine/runtime/cpu_features.h"
+
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -62,22 +63,9 @@ uint16_t f32_to_bf16(float f) {
 namespace {
 
 // The rows through F16C (vcvtps2ph / vcvtph2ps, round to nearest even): the same bits as
-// the scalar conversions above for every input, 8 at a time. Every AVX2 CPU has F16C.
-// CPUID leaf 1: F16C (ECX bit 29), AVX (bit 28) and OSXSAVE (bit 27), and the OS saving
-// the AVX state (XCR0 bits 1 and 2). Asked directly: not every compiler's
-// __builtin_cpu_supports knows "f16c".
-bool have_f16c() {
-  static const bool yes = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-    const unsigned need = (1u << 29) | (1u << 28) | (1u << 27);
-    if ((c & need) != need) return false;
-    unsigned lo = 0, hi = 0;
-    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (lo & 6u) == 6u;
-  }();
-  return yes;
-}
+// the scalar conversions above for every input, 8 at a time, where the CPU has F16C and
+// the OS saves the AVX state (cpu_features().f16c; every AVX2 CPU has it).
+bool have_f16c() { return cpu_features().f16c; }
 
 [[gnu::target("avx,f16c")]] void f32_to_f16_f16c(const float* x, uint16_t* y, size_t n) {
   size_t i = 0;
