@@ -2,7 +2,8 @@
 //  - matmul: repacked weights (repack.h) times a batch of quantized activation rows,
 //    y[t][r] = dot(weight row r, activation row t);
 //  - attend: the query heads of one key/value head over its cached keys and values;
-//  - swiglu: silu(gate) * up, elementwise.
+//  - swiglu: silu(gate) * up, elementwise;
+//  - add_rms_norm and rope_neox: the residual add with RMS norm, and NeoX RoPE.
 // One matmul serves decode (one token: a matrix-vector product, bound by how fast the
 // weights stream from memory) and prefill (many tokens: each weight block is unpacked once and applied to a tile of up to
 // 8 tokens, so the int8 arithmetic, not memory, sets the pace).

@@ -1,9 +1,10 @@
 // The float parts of the forward pass that cost real time once the matmuls are fast,
 // written once over the same vector traits as packed_kernels.h: attention of one query
-// head over the cached keys/values (dot products, softmax, weighted sum of values) and
-// SwiGLU. Both need exp() for thousands of values per token, so V::exp is a vectorized
-// exponential (range reduction to 2^n * e^r, |r| <= ln2/2, a degree-6 polynomial;
-// relative error ~2e-7, like ggml's own SIMD expf).
+// head over the cached keys/values (dot products, softmax, weighted sum of values),
+// SwiGLU, the residual add with RMS norm, and NeoX RoPE. Attention and SwiGLU need exp()
+// for thousands of values per token, so V::exp is a vectorized exponential (range
+// reduction to 2^n * e^r, |r| <= ln2/2, a degree-6 polynomial; relative error ~2e-7, like
+// ggml's own SIMD expf).
 //
 // V additionally provides: loadf(p), half_to_float(p) (L halves), storef(p, v), maxf, minf,
 // subf, divf, reduce_add(v), reduce_max(v), round_nearest(v) and scale_pow2(p, n) (p * 2^n
