@@ -28,4 +28,16 @@ TEST_CASE("huge pages: the allocator serves big and small vectors", "[huge_pages
   small.resize(1 << 21, 1);  // grows past the threshold: moves to a mapping
   CHECK(small[0] == 5);
   CHECK(small[(1 << 21) - 1] == 1);
+  CHECK(reinterpret_cast<uintptr_t>(small.data()) % (2 << 20) == 0);
+}
+
+TEST_CASE("huge pages: buffers from 512 KiB up are mapped", "[huge_pages]") {
+  // A 512-token activation of a 896-wide row is 1.8 MB: on a huge page, not 448 small ones.
+  std::vector<float, HugePageAllocator<float>> rows(512 * 896), under((512 << 10) / sizeof(float) - 1);
+  CHECK(reinterpret_cast<uintptr_t>(rows.data()) % (2 << 20) == 0);
+  CHECK(HugePageAllocator<float>::kThreshold == (512 << 10));
+  rows.back() = 1.0f;
+  under.back() = 2.0f;
+  CHECK(rows.back() == 1.0f);
+  CHECK(under.back() == 2.0f);
 }
