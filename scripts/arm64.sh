@@ -28,6 +28,9 @@ TESTS=(
   engine_test_session engine_test_engine_local
   server_test_jsonrpc server_test_framing server_test_utf8
 )
+# Built, not run: the benchmarks with code per instruction set (a user's native Arm build
+# compiles them by default, WAFER_BUILD_BENCH).
+BENCHES=(bench_kernels bench_engine bench_latency)
 # Under -cpu cortex-a57 again: the ones whose results go through the chosen kernels (the
 # others compute the same with either CPU model). Under -cpu max only: the 0.5B-shaped
 # model's generation (the slowest test under emulation; the same code as the small models)
@@ -52,10 +55,10 @@ if [ -f "$DIR/CMakeCache.txt" ] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "
   rm -rf "$DIR"  # configured by an earlier version of this script with another generator
 fi
 cmake -S . -B "$DIR" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFER_WERROR=ON -DWAFER_BUILD_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFER_WERROR=ON -DWAFER_BUILD_BENCH=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O0 -DNDEBUG" \
   -DWAFER_ENGINE_OPT=-O2 -DWAFER_NEON_OPT="-O1 -g0" -DWAFER_GRAMMAR_OPT=-O0 >/dev/null
-cmake --build "$DIR" -j "$JOBS" --target wafer "${TESTS[@]}"
+cmake --build "$DIR" -j "$JOBS" --target wafer "${TESTS[@]}" "${BENCHES[@]}"
 
 labels() { local IFS='|'; echo "^($*)\$"; }
 echo "arm64: ctest under qemu-aarch64 -cpu max"

@@ -36,12 +36,24 @@
 
 using namespace wafer;
 
+#if defined(__x86_64__)
+#define WAFER_BENCH_X86 1
+#include "bench/kernels/peak_rates.h"
 namespace wafer::bench {
 void amx_vector_half_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                             int64_t panel_begin, int64_t panel_end);
 }
+#else
+#define WAFER_BENCH_X86 0
+#endif
 
 namespace {
+
+// One core's peak multiply-add rates (peak_rates.cpp), 0 where not measured: the
+// prefill and attention figures below are also given as a share of them.
+struct Peak {
+  double fma = 0, dpbusd = 0;
+} g_peak;
 
 using Clock = std::chrono::steady_clock;
 
@@ -146,11 +158,16 @@ bool parse(int argc, char** argv, Args* a) {
         return false;
       }
       if (v == "amx-vector-half") {
+#if WAFER_BENCH_X86
         // The AVX-512 table with the AMX kernel minus its tile instructions (amx_vector_half.cpp).
         static SimdKernels half = *a->kernels;
         half.name = "amx-vector-half (tile instructions as no-ops: not a result)";
         half.matmul = bench::amx_vector_half_matmul;
         a->kernels = &half;
+#else
+        std::fprintf(stderr, "--isa amx-vector-half: x86-64 only\n");
+        return false;
+#endif
       }
     } else if (s == "--types") {
       a->types.clear();
@@ -389,7 +406,9 @@ void bench_prefill_attention(const Args& a, std::mt19937& rng, int depth) {
   std::printf("\nprefill attention, %d tokens x %d heads after %d positions (F16 cache), 1 thread, us per head group\n",
               tokens, heads, depth);
   const double v = time_us(vector_call, ref.data());
-  std::printf("vector %.0f us (%.1f GMAC/s)", v, macs / v * 1e-3);
+  std::printf("vector %.0f us (%.1f GMAC/s", v, macs / v * 1e-3);
+  if (g_peak.fma > 0) std::printf(", %.2f of the FMA peak", macs / v * 1e-3 / g_peak.fma);
+  std::printf(")");
   if (!a.kernels->attend_f16_tiles) {
     std::printf("; tiles: not in this table (%s)\n", attend_tiles_status());
     return;
@@ -402,12 +421,28 @@ void bench_prefill_attention(const Args& a, std::mt19937& rng, int depth) {
 
 }  // namespace
 
+void print_peak_rates([[maybe_unused]] const CpuFeatures& cpu) {
+#if WAFER_BENCH_X86
+  if (cpu.avx512f && cpu.avx512vnni) {
+    const bench::PeakRates r = bench::measure_peak_rates_avx512(cpu.avx512bf16);
+    g_peak = {r.fma_gmacs, r.dpbusd_gmacs};
+    char bf16[48] = "not on this CPU";
+    if (r.dpbf16_gmacs > 0) std::snprintf(bf16, sizeof bf16, "%.0f", r.dpbf16_gmacs);
+    std::printf("peak of one core, GMAC/s: FP32 FMA %.0f, VPDPBUSD (int8) %.0f, VDPBF16PS (BF16) %s\n", r.fma_gmacs,
+                r.dpbusd_gmacs, bf16);
+    return;
+  }
+#endif
+  std::printf("peak of one core: measured on x86-64 CPUs with AVX-512 VNNI only\n");
+}
+
 int main(int argc, char** argv) {
   Args a;
   if (!parse(argc, argv, &a)) return 2;
   const CpuFeatures& cpu = cpu_features();
   std::printf("%s", describe(cpu).c_str());
   std::printf("kernels: %s\n", a.kernels->name);
+  print_peak_rates(cpu);
   std::mt19937 rng(42);
   bench_quantize(a, rng);
   bench_attention(a, rng);
@@ -430,8 +465,9 @@ int main(int argc, char** argv) {
     }
     std::printf("\nthreads %d: barrier %.0f ns per run, read bandwidth %.1f GB/s (best %.1f); decode matrices of %lld rows\n",
                 threads, barrier_ns(pool), bw->read_gbs, bw->best_gbs, static_cast<long long>(a.decode_rows));
-    std::printf("%-6s %12s %11s %12s %13s %16s %16s\n", "type", "decode GB/s", "efficiency", "far prefetch",
-                "near prefetch", "prefill128 GMAC/s", "prefill512 GMAC/s");
+    std::printf("%-6s %12s %11s %12s %13s %16s %16s%s\n", "type", "decode GB/s", "efficiency", "far prefetch",
+                "near prefetch", "prefill128 GMAC/s", "prefill512 GMAC/s",
+                g_peak.dpbusd > 0 ? "  (share of the VPDPBUSD peak)" : "");
     for (TensorType t : a.types) {
       const DecodeGbs d = decode_gbs(a, pool, t, rng);
       double p128 = prefill_gmacs(a, pool, t, 128, rng);
@@ -439,8 +475,11 @@ int main(int argc, char** argv) {
       char far[16] = "-", near[16] = "-";
       if (d.far > 0) std::snprintf(far, sizeof far, "%.1f", d.far);
       if (d.near > 0) std::snprintf(near, sizeof near, "%.1f", d.near);
-      std::printf("%-6s %12.1f %11.2f %12s %13s %16.0f %16.0f\n", std::string(tensor_type_name(t)).c_str(), d.plain,
+      std::printf("%-6s %12.1f %11.2f %12s %13s %16.0f %16.0f", std::string(tensor_type_name(t)).c_str(), d.plain,
                   d.plain / bw->read_gbs, far, near, p128, p512);
+      if (g_peak.dpbusd > 0)
+        std::printf("  (%.2f, %.2f)", p128 / (g_peak.dpbusd * threads), p512 / (g_peak.dpbusd * threads));
+      std::printf("\n");
       std::fflush(stdout);
     }
   }
