@@ -21,65 +21,49 @@ double seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The accumulators go through an empty asm each iteration so they stay in registers and
-// the loop is not folded; the result is returned so nothing is dead.
+// Twelve accumulators of type A, each stepped by `step` kSteps times; they go through an
+// empty asm each iteration so they stay in registers and the loop is not folded, and
+// their sum (by `sum`) is returned so nothing is dead. *ns: time per instruction.
 #define WAFER_ACCS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#define WAFER_KEEP(T)                                                                                        \
-  __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5), "+v"(a6), "+v"(a7), \
-                   "+v"(a8), "+v"(a9), "+v"(a10), "+v"(a11))
-
-[[gnu::noinline]] float fma_ns(double* ns) {
-  const __m512 x = _mm512_set1_ps(1e-3f), y = _mm512_set1_ps(1e-3f);
-#define WAFER_INIT(i) __m512 a##i = _mm512_set1_ps(static_cast<float>(i));
+template <class A, class Init, class Step, class Sum>
+[[gnu::always_inline]] inline float time_chains(double* ns, Init init, Step step, Sum sum) {
+#define WAFER_INIT(i) A a##i = init(i);
   WAFER_ACCS(WAFER_INIT)
 #undef WAFER_INIT
   const auto t0 = std::chrono::steady_clock::now();
   for (long i = 0; i < kSteps; ++i) {
-#define WAFER_STEP(i) a##i = _mm512_fmadd_ps(x, y, a##i);
+#define WAFER_STEP(i) a##i = step(a##i);
     WAFER_ACCS(WAFER_STEP)
 #undef WAFER_STEP
-    WAFER_KEEP();
+    __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5), "+v"(a6), "+v"(a7), "+v"(a8),
+                     "+v"(a9), "+v"(a10), "+v"(a11));
   }
   *ns = seconds(t0) * 1e9 / (12.0 * kSteps);
-#define WAFER_SUM(i) +_mm512_reduce_add_ps(a##i)
+#define WAFER_SUM(i) +sum(a##i)
   return 0.0f WAFER_ACCS(WAFER_SUM);
 #undef WAFER_SUM
+}
+#undef WAFER_ACCS
+
+[[gnu::noinline]] float fma_ns(double* ns) {
+  const __m512 x = _mm512_set1_ps(1e-3f);
+  return time_chains<__m512>(
+      ns, [](int i) { return _mm512_set1_ps(static_cast<float>(i)); },
+      [x](__m512 a) { return _mm512_fmadd_ps(x, x, a); }, [](__m512 a) { return _mm512_reduce_add_ps(a); });
 }
 
 [[gnu::noinline]] float dpbusd_ns(double* ns) {
-  const __m512i u = _mm512_set1_epi8(1), s = _mm512_set1_epi8(1);
-#define WAFER_INIT(i) __m512i a##i = _mm512_set1_epi32(i);
-  WAFER_ACCS(WAFER_INIT)
-#undef WAFER_INIT
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < kSteps; ++i) {
-#define WAFER_STEP(i) a##i = _mm512_dpbusd_epi32(a##i, u, s);
-    WAFER_ACCS(WAFER_STEP)
-#undef WAFER_STEP
-    WAFER_KEEP();
-  }
-  *ns = seconds(t0) * 1e9 / (12.0 * kSteps);
-#define WAFER_SUM(i) +_mm512_reduce_add_epi32(a##i)
-  return static_cast<float>(0 WAFER_ACCS(WAFER_SUM));
-#undef WAFER_SUM
+  const __m512i u = _mm512_set1_epi8(1);
+  return time_chains<__m512i>(
+      ns, [](int i) { return _mm512_set1_epi32(i); }, [u](__m512i a) { return _mm512_dpbusd_epi32(a, u, u); },
+      [](__m512i a) { return static_cast<float>(_mm512_reduce_add_epi32(a)); });
 }
 
 [[gnu::noinline]] float dpbf16_ns(double* ns) {
-  const __m512bh x = reinterpret_cast<__m512bh>(_mm512_set1_epi16(0x3a80)), y = x;  // ~1e-3 in BF16
-#define WAFER_INIT(i) __m512 a##i = _mm512_set1_ps(static_cast<float>(i));
-  WAFER_ACCS(WAFER_INIT)
-#undef WAFER_INIT
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < kSteps; ++i) {
-#define WAFER_STEP(i) a##i = _mm512_dpbf16_ps(a##i, x, y);
-    WAFER_ACCS(WAFER_STEP)
-#undef WAFER_STEP
-    WAFER_KEEP();
-  }
-  *ns = seconds(t0) * 1e9 / (12.0 * kSteps);
-#define WAFER_SUM(i) +_mm512_reduce_add_ps(a##i)
-  return 0.0f WAFER_ACCS(WAFER_SUM);
-#undef WAFER_SUM
+  const __m512bh x = reinterpret_cast<__m512bh>(_mm512_set1_epi16(0x3a80));  // ~1e-3 in BF16
+  return time_chains<__m512>(
+      ns, [](int i) { return _mm512_set1_ps(static_cast<float>(i)); },
+      [x](__m512 a) { return _mm512_dpbf16_ps(a, x, x); }, [](__m512 a) { return _mm512_reduce_add_ps(a); });
 }
 
 // The fastest of 7 timings: anything else on the core only slows a run down.
