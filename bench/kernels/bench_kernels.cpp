@@ -3,7 +3,9 @@
 // products (GB/s of weights streamed, as a fraction of the read bandwidth) and prefill
 // matrix products (int8 multiply-adds per second) for every packed weight type, the
 // activation quantizers, scalar against SIMD, and attention with flat against sharply
-// peaked scores.
+// peaked scores. On x86-64 CPUs with AVX-512 VNNI it first times one core's peak FMA,
+// VPDPBUSD and VDPBF16PS rates (peak_rates.cpp) and gives the prefill and attention
+// figures also as shares of them.
 //
 //   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,q4_0,...] [--decode-rows N] [--quick] [--quantize-only]
 //
