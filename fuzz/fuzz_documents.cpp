@@ -17,13 +17,13 @@
 
 #include <tree_sitter/api.h>
 
-#include "server/prompt/documents.h"
-#include "server/prompt/syntax.h"
-#include "server/prompt/workspace.h"
+#include "server/document/documents.h"
+#include "server/document/syntax.h"
+#include "server/document/workspace.h"
 
 namespace fuzz_documents {
 
-using wafer::lsp::PositionEncoding;
+using wafer::PositionEncoding;
 
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "fuzz_documents: invariant broken: %s\n", what.c_str());
@@ -120,7 +120,7 @@ std::string pieces(Bytes& in) {
 
 // A position near the document's real ones: mostly inside lines, sometimes just past
 // the end of a line or of the document.
-wafer::lsp::Position position(Bytes& in, const Reference& ref, PositionEncoding enc) {
+wafer::TextPosition position(Bytes& in, const Reference& ref, PositionEncoding enc) {
   size_t n_lines = ref.lines().size();
   int64_t line = in.next() % (n_lines + 2);
   int64_t max_units = line < static_cast<int64_t>(n_lines) ? ref.line_units(static_cast<size_t>(line), enc) : 0;
@@ -155,18 +155,18 @@ int run_one(const uint8_t* data, size_t size) {
   int64_t version = 1;
   bool out_of_sync = false;  // a refused change makes it true, a full text false again
   while (!in.done()) {
-    wafer::lsp::DidChangeTextDocumentParams p;
-    p.text_document = {uri, ++version};
+    ++version;
+    std::vector<wafer::TextChange> changes;
     Reference next = ref;
     bool valid = true, full_text = false;
     for (int k = 1 + in.next() % 3; k > 0; --k) {
-      wafer::lsp::TextDocumentContentChangeEvent c;
+      wafer::TextChange c;
       c.text = pieces(in);
       if (in.next() % 16 == 0) {  // the whole text
         next = Reference::from(c.text);
         full_text = true;
       } else {
-        wafer::lsp::Range r{position(in, next, enc), position(in, next, enc)};
+        wafer::TextRange r{position(in, next, enc), position(in, next, enc)};
         if (in.next() % 8 == 0) std::swap(r.start, r.end);
         c.range = r;
         std::optional<size_t> a = next.index_at(r.start.line, r.start.character, enc);
@@ -181,11 +181,11 @@ int run_one(const uint8_t* data, size_t size) {
                             inserted.chars.end());
         }
       }
-      p.content_changes.push_back(std::move(c));
+      changes.push_back(std::move(c));
       // After a refused change the reference stops tracking; later full texts still count.
       if (!valid) break;
     }
-    wafer::Status st = ws.change(p, enc);
+    wafer::Status st = ws.change(uri, version, changes, enc);
     if (st.ok() != valid) fail(std::string("change ") + (valid ? "refused: " + st.error().message : "accepted") +
                                " but the reference " + (valid ? "accepts it" : "refuses it"));
     if (valid) ref = std::move(next);
@@ -197,7 +197,7 @@ int run_one(const uint8_t* data, size_t size) {
     if (valid && v->snapshot->version != version) fail("version not updated");
 
     // Positions: offset_at agrees with the reference; position_at inverts it.
-    wafer::lsp::Position q = position(in, ref, enc);
+    wafer::TextPosition q = position(in, ref, enc);
     std::optional<size_t> idx = ref.index_at(q.line, q.character, enc);
     wafer::Result<size_t> off = wafer::offset_at(*v->snapshot, q, enc);
     if (off.ok() != idx.has_value()) fail("offset_at and the reference disagree on validity");
@@ -205,7 +205,7 @@ int run_one(const uint8_t* data, size_t size) {
       size_t bytes = 0;
       for (size_t i = 0; i < *idx; ++i) bytes += ref.chars[i].size();
       if (*off != bytes) fail("offset_at differs from the reference");
-      wafer::lsp::Position back = wafer::position_at(*v->snapshot, *off, enc);
+      wafer::TextPosition back = wafer::position_at(*v->snapshot, *off, enc);
       wafer::Result<size_t> again = wafer::offset_at(*v->snapshot, back, enc);
       if (!again || *again != *off) fail("position_at does not round-trip");
     }

@@ -40,8 +40,8 @@
 
 #include "server/lsp/framing.h"
 #include "server/lsp/jsonrpc.h"
-#include "server/daemon/log.h"
-#include "server/daemon/lsp_server.h"
+#include "server/service/log.h"
+#include "server/lsp/lsp_server.h"
 #include "tests/support/fixtures/fake_engine.h"
 
 namespace fuzz_lsp {

@@ -21,7 +21,7 @@
 
 #include "server/config/options.h"
 #include "server/config/settings_table.h"
-#include "server/daemon/settings.h"
+#include "server/lsp/settings.h"
 
 namespace fuzz_settings {
 

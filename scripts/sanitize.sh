@@ -33,7 +33,7 @@ CLANG_CXX=${CLANG_CXX:-clang++}
 # every target over the same committed corpus in this build first.
 ASAN_TESTS=(
   server_test_framing server_test_jsonrpc server_test_protocol server_test_documents server_test_syntax
-  server_test_scheduler server_test_completion server_test_context
+  server_test_scheduler server_test_completion_result server_test_context
   engine_test_gguf engine_test_gguf_hostile engine_test_tokenizer engine_test_mapping_guard
   integration_test_lsp_session integration_test_transcripts integration_test_faults
 )

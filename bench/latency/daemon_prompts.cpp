@@ -5,10 +5,10 @@
 
 #include "grammars/registry.h"
 #include "server/config/options.h"
-#include "server/daemon/completion_request.h"
+#include "server/service/completion_request.h"
 #include "server/prompt/extra_context.h"
 #include "server/prompt/prompt_paths.h"
-#include "server/prompt/workspace.h"
+#include "server/document/workspace.h"
 
 namespace wafer::bench {
 
@@ -44,7 +44,28 @@ CompletionRequest DaemonPrompts::request(const std::string& text, size_t cursor)
   // the prompt.
   s.workspace.open({s.uri, s.language, ++s.version, text});
   const std::optional<Workspace::View> view = s.workspace.get(s.uri);
-  std::vector<Definition> definitions;
+  // The document's own definitions, and the extra context kept while the window stays
+  // put, as the service keeps it.
+  struct Extra final : ExtraContextSource {
+    State* s = nullptr;
+    const Workspace::View* view = nullptr;
+    std::vector<Definition> definitions;
+    const std::vector<Definition>* own_definitions() override {
+      if (const grammars::LanguageRules* rules = grammars::language_rules(s->language))
+        definitions = find_definitions(*view->snapshot, view->tree.get(), *rules);
+      return &definitions;
+    }
+    std::vector<ContextFile> keep(size_t begin, int budget, const ChooseExtra& choose) override {
+      if (begin != s->kept_begin || budget != s->kept_budget) {
+        s->kept = choose();
+        s->kept_begin = begin;
+        s->kept_budget = budget;
+      }
+      return s->kept;
+    }
+  } extra;
+  extra.s = &s;
+  extra.view = &*view;
   CompletionSite site;
   site.options = &s.options;
   site.model = &s.model;
@@ -52,19 +73,7 @@ CompletionRequest DaemonPrompts::request(const std::string& text, size_t cursor)
   site.uri = s.uri;
   site.view = &*view;
   site.offset = cursor;
-  site.own_definitions = [&]() -> const std::vector<Definition>& {
-    if (const grammars::LanguageRules* rules = grammars::language_rules(s.language))
-      definitions = find_definitions(*view->snapshot, view->tree.get(), *rules);
-    return definitions;
-  };
-  site.keep_extra = [&](size_t begin, int budget, const CompletionSite::ChooseExtra& choose) {
-    if (begin != s.kept_begin || budget != s.kept_budget) {
-      s.kept = choose();
-      s.kept_begin = begin;
-      s.kept_budget = budget;
-    }
-    return s.kept;
-  };
+  site.extra = &extra;
   CompletionRequest request = prepare_completion(site).request;  // session_key: the document's URI
   request.first_token_budget_ms = s.options.latency_budget_ms;    // as for an automatic request
   return request;

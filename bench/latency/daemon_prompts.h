@@ -1,5 +1,5 @@
 // bench_latency's prompts as the daemon builds them: the file open in a workspace (parsed
-// by its grammar), the request for each keystroke made by server/daemon/completion_request
+// by its grammar), the request for each keystroke made by server/service/completion_request
 // with the daemon's default settings - the FIM window at syntactic cut points, the
 // repository-level header and file name, extra context (the file's own definitions beyond
 // the window, kept while the window's start stays, as the daemon keeps it), token healing,

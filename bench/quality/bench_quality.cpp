@@ -46,12 +46,12 @@
 
 #include "engine/engine.h"
 #include "server/benchtool/quality_metrics.h"
-#include "server/daemon/completion_request.h"
+#include "server/service/completion_request.h"
 #include "server/index/workspace_index.h"
 #include "server/prompt/filters.h"
 #include "server/prompt/prompt_paths.h"
 #include "server/prompt/recent_chunks.h"
-#include "server/prompt/workspace.h"
+#include "server/document/workspace.h"
 
 namespace fs = std::filesystem;
 using namespace wafer;
@@ -263,20 +263,23 @@ int main(int argc, char** argv) {
       return it->second;
     };
 
+    // The daemon's sources of extra context, over this run's workspace and index.
+    struct Extra final : ExtraContextSource {
+      std::function<std::vector<ExtraSource>(const std::vector<std::string>&)> others_of;
+      std::function<const std::vector<Definition>&()> own;
+      std::function<std::vector<ContextFile>(std::string_view, int)> recent_of;
+      std::vector<ExtraSource> others(const std::vector<std::string>& names) override { return others_of(names); }
+      const std::vector<Definition>* own_definitions() override { return &own(); }
+      std::vector<ContextFile> recent(std::string_view window, int budget) override { return recent_of(window, budget); }
+    };
     for (Run& run : runs) {
       Options o;
       o.max_tokens = max_tokens;
       if (run.suffix_tokens >= 0) o.suffix_tokens = run.suffix_tokens;
       o.extra_tokens = run.row >= Row::kOpen ? defaults.extra_tokens : 0;
       o.recent_tokens = run.row >= Row::kRecent ? defaults.recent_tokens : 0;
-      CompletionSite site;
-      site.options = &o;
-      site.model = &info;
-      site.root_uri = root_uri;
-      site.uri = uri;
-      site.view = &*view;
-      site.offset = cursor;
-      site.others = [&](const std::vector<std::string>& names) {
+      Extra extra;
+      extra.others_of = [&](const std::vector<std::string>& names) {
         std::vector<ExtraSource> sources;
         for (const std::string& other : workspace.uris()) {  // sorted, as the daemon takes them
           std::optional<Workspace::View> v = workspace.get(other);
@@ -294,10 +297,18 @@ int main(int argc, char** argv) {
         }
         return sources;
       };
-      site.own_definitions = [&]() -> const std::vector<Definition>& { return definitions_of(uri, *view); };
-      site.recent = [&](std::string_view window, int budget) {
+      extra.own = [&]() -> const std::vector<Definition>& { return definitions_of(uri, *view); };
+      extra.recent_of = [&](std::string_view window, int budget) {
         return recent.for_prompt(window, budget, [&](const std::string& u) { return prompt_path(root_uri, u); });
       };
+      CompletionSite site;
+      site.options = &o;
+      site.model = &info;
+      site.root_uri = root_uri;
+      site.uri = uri;
+      site.view = &*view;
+      site.offset = cursor;
+      site.extra = &extra;
       PreparedCompletion prepared = prepare_completion(site);
       std::string raw;
       auto t0 = std::chrono::steady_clock::now();

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "server/prompt/context.h"
-#include "server/prompt/documents.h"
+#include "server/document/documents.h"
 
 namespace wafer::bench {
 namespace {

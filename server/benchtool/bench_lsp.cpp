@@ -6,10 +6,11 @@
 #include <thread>
 
 #include "server/benchtool/bench_process.h"
-#include "server/prompt/documents.h"
+#include "server/document/documents.h"
+#include "server/lsp/protocol.h"
 #include "server/prompt/prompt_paths.h"
 #include "server/lsp/framing.h"
-#include "server/lsp/utf8.h"
+#include "server/document/utf8.h"
 
 namespace wafer::bench {
 namespace {

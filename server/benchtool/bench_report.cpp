@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "server/daemon/stats.h"
+#include "server/service/stats.h"
 
 namespace wafer::bench {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/lsp/utf8.h"
+#include "server/document/utf8.h"
 
 namespace wafer::bench {
 namespace {

@@ -1,6 +1,6 @@
 // `wafer complete FILE:LINE:COL [--model PATH|NAME] [--max-tokens N] [--json]`: one inline
 // completion at a position of a file on disk, built and finished exactly as the daemon
-// does for textDocument/inlineCompletion (server/daemon/completion_request.h: the same
+// does for textDocument/inlineCompletion (server/service/completion_request.h: the same
 // context window, extra context, request fields and stop rule; prompt/filters.h: the same
 // post-processing), with the model chosen in the daemon's order (server/pull/model_choice.h).
 // The suggestion goes to stdout; the model and the times to the first token and to the end
@@ -16,13 +16,13 @@
 
 #include "grammars/registry.h"
 #include "server/cli/commands.h"
-#include "server/daemon/completion_request.h"
-#include "server/daemon/settings.h"
-#include "server/lsp/utf8.h"
+#include "server/config/settings_table.h"
+#include "server/service/completion_request.h"
+#include "server/document/utf8.h"
 #include "server/prompt/extra_context.h"
 #include "server/prompt/filters.h"
 #include "server/prompt/prompt_paths.h"
-#include "server/prompt/workspace.h"
+#include "server/document/workspace.h"
 #include "server/pull/model_choice.h"
 
 namespace wafer {
@@ -144,7 +144,19 @@ int run_complete(const Options& o) {
   const std::optional<Workspace::View> view = workspace.get(uri);
   if (!view) return fail("cannot open " + uri);
 
-  std::vector<Definition> definitions;
+  // The document's own definitions are its only extra context.
+  struct OwnDefinitions final : ExtraContextSource {
+    const Workspace::View* view = nullptr;
+    const grammars::Language* language = nullptr;
+    std::vector<Definition> list;
+    const std::vector<Definition>* own_definitions() override {
+      if (const grammars::LanguageRules* rules = language ? grammars::language_rules(language->name) : nullptr)
+        list = find_definitions(*view->snapshot, view->tree.get(), *rules);
+      return &list;
+    }
+  } own;
+  own.view = &*view;
+  own.language = language;
   CompletionSite site;
   site.options = &o;
   site.model = &model;
@@ -152,11 +164,7 @@ int run_complete(const Options& o) {
   site.uri = uri;
   site.view = &*view;
   site.offset = *offset;
-  site.own_definitions = [&]() -> const std::vector<Definition>& {
-    if (const grammars::LanguageRules* rules = language ? grammars::language_rules(language->name) : nullptr)
-      definitions = find_definitions(*view->snapshot, view->tree.get(), *rules);
-    return definitions;
-  };
+  site.extra = &own;
   PreparedCompletion prepared = prepare_completion(site);
 
   const Clock::time_point t0 = Clock::now();

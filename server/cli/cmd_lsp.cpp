@@ -8,8 +8,8 @@
 #include <uv.h>
 
 #include "server/cli/commands.h"
-#include "server/daemon/log.h"
-#include "server/daemon/lsp_server.h"
+#include "server/service/log.h"
+#include "server/lsp/lsp_server.h"
 #include "server/lsp/transport.h"
 
 namespace wafer {

@@ -1,5 +1,6 @@
 #include "server/config/options.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdlib>
@@ -184,6 +185,10 @@ std::string usage(const std::string& command) {
   s += flags_help(command);
   s += "  --help                show this help\n";
   return s;
+}
+
+bool language_enabled(const Options& o, std::string_view language_id) {
+  return o.languages.empty() || std::find(o.languages.begin(), o.languages.end(), language_id) != o.languages.end();
 }
 
 }  // namespace wafer

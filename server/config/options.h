@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/base/result.h"
@@ -117,5 +118,8 @@ Result<Options> parse_options(int argc, const char* const* argv);
 // The text printed by `wafer --help` (command empty) or `wafer COMMAND --help`; for
 // "settings" (`wafer help settings`), the README's table of settings (settings_markdown()).
 std::string usage(const std::string& command);
+
+// Whether completion is enabled for a languageId (the `languages` setting; empty: all).
+bool language_enabled(const Options& o, std::string_view language_id);
 
 }  // namespace wafer

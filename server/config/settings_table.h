@@ -4,7 +4,7 @@
 // whether a change reloads the engine or re-creates the backend, its default and its help.
 //
 // The table drives the flag parser (options.cpp), the LSP settings parser
-// (daemon/settings.cpp), engine_changed(), `wafer COMMAND --help` and the README's table
+// (lsp/settings.cpp), engine_changed(), `wafer COMMAND --help` and the README's table
 // of settings (`wafer help settings` prints it; a test keeps README.md equal to it).
 // Adding a setting is adding a member to Options and a row to settings_table.cpp (and, for
 // an engine setting, a line to engine_options() beside it: a test fails until there is one).

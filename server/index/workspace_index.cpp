@@ -10,9 +10,9 @@
 
 #include "grammars/language_rules.h"
 #include "grammars/registry.h"
-#include "server/prompt/documents.h"
+#include "server/document/documents.h"
 #include "server/index/gitignore.h"
-#include "server/prompt/syntax.h"
+#include "server/document/syntax.h"
 
 namespace wafer {
 namespace fs = std::filesystem;

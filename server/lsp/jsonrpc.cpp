@@ -3,7 +3,7 @@
 #include <exception>
 #include <utility>
 
-#include "server/lsp/utf8.h"
+#include "server/document/utf8.h"
 
 namespace wafer::jsonrpc {
 

@@ -70,38 +70,44 @@ void read_unsigned(const json& j, std::string_view name, int64_t& out) {
 
 }  // namespace
 
-const char* to_string(PositionEncoding e) { return e == PositionEncoding::kUtf8 ? "utf-8" : "utf-16"; }
+}  // namespace wafer::lsp
 
-void from_json(const json& j, Position& v) {
-  read_unsigned(j, "line", v.line);
-  read_unsigned(j, "character", v.character);
-}
-void to_json(json& j, const Position& v) { j = json{{"line", v.line}, {"character", v.character}}; }
+namespace wafer {
 
-void from_json(const json& j, Range& v) {
-  read(j, "start", v.start);
-  read(j, "end", v.end);
+void from_json(const nlohmann::json& j, TextPosition& v) {
+  lsp::read_unsigned(j, "line", v.line);
+  lsp::read_unsigned(j, "character", v.character);
 }
-void to_json(json& j, const Range& v) { j = json{{"start", v.start}, {"end", v.end}}; }
+void to_json(nlohmann::json& j, const TextPosition& v) { j = nlohmann::json{{"line", v.line}, {"character", v.character}}; }
+
+void from_json(const nlohmann::json& j, TextRange& v) {
+  lsp::read(j, "start", v.start);
+  lsp::read(j, "end", v.end);
+}
+void to_json(nlohmann::json& j, const TextRange& v) { j = nlohmann::json{{"start", v.start}, {"end", v.end}}; }
+
+void from_json(const nlohmann::json& j, DocumentText& v) {
+  lsp::read(j, "uri", v.uri);
+  lsp::read(j, "languageId", v.language_id);
+  lsp::read(j, "version", v.version);
+  lsp::read(j, "text", v.text);
+}
+
+void from_json(const nlohmann::json& j, TextChange& v) {
+  TextRange r;
+  if (lsp::read_optional(j, "range", r)) v.range = r;
+  lsp::read(j, "text", v.text);
+}
+
+}  // namespace wafer
+
+namespace wafer::lsp {
 
 void from_json(const json& j, TextDocumentIdentifier& v) { read(j, "uri", v.uri); }
 
 void from_json(const json& j, VersionedTextDocumentIdentifier& v) {
   read(j, "uri", v.uri);
   read(j, "version", v.version);
-}
-
-void from_json(const json& j, TextDocumentItem& v) {
-  read(j, "uri", v.uri);
-  read(j, "languageId", v.language_id);
-  read(j, "version", v.version);
-  read(j, "text", v.text);
-}
-
-void from_json(const json& j, TextDocumentContentChangeEvent& v) {
-  Range r;
-  if (read_optional(j, "range", r)) v.range = r;
-  read(j, "text", v.text);
 }
 
 void from_json(const json& j, DidOpenTextDocumentParams& v) { read(j, "textDocument", v.text_document); }

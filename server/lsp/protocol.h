@@ -12,25 +12,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/document/text_types.h"
 #include "server/lsp/jsonrpc.h"
 
 namespace wafer::lsp {
 
 using json = nlohmann::json;
 
-enum class PositionEncoding { kUtf8, kUtf16 };
-const char* to_string(PositionEncoding e);
-
-struct Position {
-  int64_t line = 0;
-  int64_t character = 0;  // in the negotiated encoding's code units
-  friend bool operator==(const Position&, const Position&) = default;
-};
-
-struct Range {
-  Position start, end;
-  friend bool operator==(const Range&, const Range&) = default;
-};
+// The document layer's value types under the specification's names.
+using PositionEncoding = wafer::PositionEncoding;
+using Position = TextPosition;
+using Range = TextRange;
+using TextDocumentItem = DocumentText;
+using TextDocumentContentChangeEvent = TextChange;
 
 struct TextDocumentIdentifier {
   std::string uri;
@@ -39,19 +33,6 @@ struct TextDocumentIdentifier {
 struct VersionedTextDocumentIdentifier {
   std::string uri;
   int64_t version = 0;
-};
-
-struct TextDocumentItem {
-  std::string uri;
-  std::string language_id;
-  int64_t version = 0;
-  std::string text;
-};
-
-// A change: the whole text when range is absent, else a replacement of range.
-struct TextDocumentContentChangeEvent {
-  std::optional<Range> range;
-  std::string text;
 };
 
 struct DidOpenTextDocumentParams {
@@ -118,14 +99,8 @@ struct SetTraceParams {
   std::string value;
 };
 
-void from_json(const json& j, Position& v);
-void to_json(json& j, const Position& v);
-void from_json(const json& j, Range& v);
-void to_json(json& j, const Range& v);
 void from_json(const json& j, TextDocumentIdentifier& v);
 void from_json(const json& j, VersionedTextDocumentIdentifier& v);
-void from_json(const json& j, TextDocumentItem& v);
-void from_json(const json& j, TextDocumentContentChangeEvent& v);
 void from_json(const json& j, DidOpenTextDocumentParams& v);
 void from_json(const json& j, DidChangeTextDocumentParams& v);
 void from_json(const json& j, DidCloseTextDocumentParams& v);
@@ -152,3 +127,14 @@ T parse_params(const json& params) {
 enum class MessageType { kError = 1, kWarning = 2, kInfo = 3, kLog = 4 };
 
 }  // namespace wafer::lsp
+
+namespace wafer {
+// Readers and writers of the document layer's types, in their namespace so that
+// nlohmann/json finds them by ADL.
+void from_json(const nlohmann::json& j, TextPosition& v);
+void to_json(nlohmann::json& j, const TextPosition& v);
+void from_json(const nlohmann::json& j, TextRange& v);
+void to_json(nlohmann::json& j, const TextRange& v);
+void from_json(const nlohmann::json& j, DocumentText& v);
+void from_json(const nlohmann::json& j, TextChange& v);
+}  // namespace wafer

@@ -17,7 +17,7 @@
 
 #include "engine/engine.h"
 #include "grammars/language_rules.h"
-#include "server/prompt/documents.h"
+#include "server/document/documents.h"
 #include "server/config/options.h"
 
 struct TSTree;

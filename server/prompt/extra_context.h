@@ -4,7 +4,7 @@
 // and the snippets; the FIM template decides how a file is introduced), in a stable order
 // (by URI, then by position), within their own token budget, and never repeating what the
 // window already shows. The daemon keeps a choice while the window's start stays put
-// (LspServer::extra_context), so that the prompt's start does not change while the user types.
+// (the completion service keeps it per document), so that the prompt's start does not change while the user types.
 #pragma once
 
 #include <memory>
@@ -14,8 +14,8 @@
 
 #include "engine/types.h"
 #include "grammars/language_rules.h"
-#include "server/prompt/documents.h"
-#include "server/prompt/syntax.h"
+#include "server/document/documents.h"
+#include "server/document/syntax.h"
 
 namespace wafer {
 

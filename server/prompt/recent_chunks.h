@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "engine/types.h"
-#include "server/prompt/documents.h"
+#include "server/document/documents.h"
 
 namespace wafer {
 

@@ -10,7 +10,7 @@ Rules (docs/architecture.md explains them):
   - Outside server/cli/, the server includes from the engine only engine/engine.h,
     engine/types.h and engine/base/.
   - Each server folder includes only the server folders listed for it below (server/lsp/
-    nothing of server/daemon/, for example).
+    nothing of server/service/, for example).
   - Nothing in engine/ or server/ includes tests/ (test doubles and fixtures stay out of
     the product), and, given the built `wafer`, none of their symbols is in it.
   - No folder of engine/ or server/ holds more than 25 source files.
@@ -28,14 +28,15 @@ ENGINE_ORDER = ["base", "runtime", "quant", "gguf", "tokenizer", "kernels", "mod
 # files at engine/ itself (the facade's implementation) may include any engine layer.
 SERVER_ALLOWED = {
     "config": set(),
-    "lsp": {"config"},
+    "document": {"config"},
+    "prompt": {"config", "document"},
     "pull": {"config"},
-    "prompt": {"config", "lsp"},
-    "backends": {"config", "lsp", "prompt"},
-    "index": {"config", "lsp", "prompt"},
-    "daemon": {"config", "lsp", "prompt", "backends", "pull", "index"},
-    "benchtool": {"config", "lsp", "prompt", "backends", "daemon", "pull", "index"},
-    "cli": {"config", "lsp", "prompt", "backends", "daemon", "pull", "benchtool", "index"},
+    "backends": {"config", "document", "prompt"},
+    "index": {"config", "document", "prompt"},
+    "service": {"config", "document", "prompt", "backends", "pull", "index"},
+    "lsp": {"config", "document", "prompt", "backends", "pull", "index", "service"},
+    "benchtool": {"config", "document", "lsp", "prompt", "backends", "service", "pull", "index"},
+    "cli": {"config", "document", "lsp", "prompt", "backends", "service", "pull", "benchtool", "index"},
 }
 SERVER_ENGINE_OK = re.compile(r"^engine/(engine\.h|types\.h|base/)")
 FIXTURE_SYMBOLS = ["FakeEngine", "write_synthetic_model", "install_fake_engine"]

@@ -25,21 +25,21 @@ def main():
             write(root, "engine/decode/session.h", "engine/compute/kv_cache.h", "engine/types.h")
             write(root, "engine/compute/kv_cache.h", "engine/base/result.h")
             write(root, "server/lsp/jsonrpc.h", "engine/base/result.h")
-            write(root, "server/daemon/lsp_server.h", "server/lsp/jsonrpc.h", "engine/engine.h")
-            write(root, "server/cli/cmd_info.cpp", "engine/compute/kv_cache.h", "server/daemon/lsp_server.h")
+            write(root, "server/lsp/lsp_server.h", "server/lsp/jsonrpc.h", "engine/engine.h")
+            write(root, "server/cli/cmd_info.cpp", "engine/compute/kv_cache.h", "server/lsp/lsp_server.h")
         assert check_layers.check(clean) == [], check_layers.check(clean)
         write(bad, "engine/compute/forward.h", "engine/decode/session.h")       # upward in the engine
         write(bad, "engine/base/log.h", "server/lsp/jsonrpc.h")                 # engine -> server
-        write(bad, "server/daemon/stats.h", "engine/compute/kv_cache.h")        # deep engine include
-        write(bad, "server/lsp/framing.h", "server/daemon/lsp_server.h")        # lsp -> daemon
-        write(bad, "server/daemon/fake.cpp", "tests/support/fixtures/fake_engine.h")  # fixture
+        write(bad, "server/service/stats.h", "engine/compute/kv_cache.h")        # deep engine include
+        write(bad, "server/prompt/context.h", "server/lsp/protocol.h")         # prompt -> the wire
+        write(bad, "server/service/fake.cpp", "tests/support/fixtures/fake_engine.h")  # fixture
         for i in range(26):
             write(bad, f"server/prompt/f{i}.h")                                 # folder too large
         errors = check_layers.check(bad)
         expect = ["lower engine layer includes a higher", "knows nothing of the server",
                   "engine/engine.h, engine/types.h and engine/base/ only",
-                  "server/lsp/ may not include server/daemon/", "must not include test fixtures",
-                  "server/prompt/: 26 source files"]
+                  "server/prompt/ may not include server/lsp/", "must not include test fixtures",
+                  "server/prompt/: 27 source files"]
         for e in expect:
             assert any(e in x for x in errors), f"missing: {e}\n" + "\n".join(errors)
         assert len(errors) == len(expect), "\n".join(errors)

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "server/prompt/context.h"
-#include "server/prompt/syntax.h"
+#include "server/document/syntax.h"
 
 namespace wafer::test {
 

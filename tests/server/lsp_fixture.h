@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/fixtures/fake_engine.h"
-#include "server/daemon/lsp_server.h"
+#include "server/lsp/lsp_server.h"
 #include "tests/support/testing.h"
 #include "tests/support/uv_loop_runner.h"
 

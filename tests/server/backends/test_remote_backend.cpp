@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "server/config/options.h"
-#include "server/daemon/scheduler.h"
+#include "server/service/scheduler.h"
 #include "tests/support/fake_inference_server.h"
 #include "tests/support/lsp_client.h"
 #include "tests/support/testing.h"

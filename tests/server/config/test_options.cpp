@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "server/config/options.h"
-#include "server/daemon/settings.h"
+#include "server/lsp/settings.h"
 
 namespace {
 

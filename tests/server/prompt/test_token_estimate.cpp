@@ -38,7 +38,7 @@ TEST_CASE("token estimate: close to the Qwen2 tokenizer on real code", "[token_e
   // This file is tests/server/test_token_estimate.cpp: the checkout is two folders up.
   const std::filesystem::path root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
   size_t total_real = 0, total_est = 0;
-  for (const char* rel : {"server/daemon/scheduler.cpp", "server/config/options.cpp", "engine/tokenizer/tokenizer.h", "grammars/registry.cpp",
+  for (const char* rel : {"server/service/scheduler.cpp", "server/config/options.cpp", "engine/tokenizer/tokenizer.h", "grammars/registry.cpp",
                           "README.md", "tests/CMakeLists.txt", "tools/train/bpe.py", "scripts/setup.sh"}) {
     std::filesystem::path p = root / rel;
     if (!std::filesystem::exists(p)) continue;

@@ -1,0 +1,86 @@
+// The workspace index in the service (index/workspace_index.h, index/index_worker.h):
+// which root it indexes, keeping it current, and its definitions as extra-context sources.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "server/service/completion_service.h"
+#include "server/prompt/prompt_paths.h"
+
+namespace wafer {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The path of `uri` relative to `root` ("" when it is not below it).
+std::string relative_to(const std::string& root, const std::string& uri) {
+  if (!uri.starts_with("file://")) return "";
+  const std::string path = path_from_uri(uri);
+  if (path.size() <= root.size() + 1 || !path.starts_with(root) || path[root.size()] != '/') return "";
+  return path.substr(root.size() + 1);
+}
+
+}  // namespace
+
+void CompletionService::start_index(const std::string& uri) {
+  if (!options_.workspace_index || !uri.starts_with("file://")) return;
+  std::string root;
+  if (!root_uri_.empty()) {
+    root = path_from_uri(root_uri_);
+  } else {
+    root = repository_of(path_from_uri(uri));
+    if (root.empty()) return;  // a loose file: no folder worth indexing
+  }
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  if (root == index_root_) return;
+  // A whole disk or home folder is not a workspace: indexing it would read thousands of
+  // unrelated files (an editor opened without a folder may send one as its root).
+  const char* home = std::getenv("HOME");
+  if (root == "/" || (home && root == fs::path(home).lexically_normal().string())) {
+    log_.info("workspace index: not indexing " + root + " (not a project folder)");
+    return;
+  }
+  index_root_ = root;
+  if (!index_worker_)
+    index_worker_ = std::make_unique<IndexWorker>(loop_, [this](std::shared_ptr<const WorkspaceIndex> index, double ms) {
+      const bool first = !index_ || index_->root() != index->root();
+      index_ = std::move(index);
+      ++index_generation_;
+      if (first) {
+        index_build_ms_ = ms;
+        const WorkspaceIndex::Counts& c = index_->counts();
+        log_.info("workspace index: " + std::to_string(c.files) + " files, " + std::to_string(c.definitions) +
+                  " definitions, " + std::to_string(c.bytes / 1024) + " KiB in " + std::to_string(static_cast<int>(ms)) +
+                  " ms (" + index_->root() + (c.truncated ? "; stopped at a limit" : "") + ")");
+      }
+    });
+  IndexLimits limits;
+  limits.max_files = static_cast<size_t>(options_.index_max_files);
+  index_worker_->build(root, limits);
+}
+
+void CompletionService::file_changed(const std::string& uri) {
+  if (!index_worker_ || index_root_.empty()) return;
+  const std::string relative = relative_to(index_root_, uri);
+  if (!relative.empty()) index_worker_->update(relative);
+}
+
+std::vector<ExtraSource> CompletionService::index_sources(const std::vector<std::string>& names, std::string_view language) {
+  if (!index_ || !options_.workspace_index) return {};
+  std::vector<std::string> open;  // the open documents speak for themselves
+  for (const std::string& uri : workspace_.uris()) {
+    std::string r = relative_to(index_->root(), uri);
+    if (!r.empty()) open.push_back(std::move(r));
+  }
+  std::sort(open.begin(), open.end());
+  std::vector<ExtraSource> sources = index_->sources_for(names, language, open, related_languages);
+  // Named as the open documents are (relative to the client's root, if it gave one).
+  for (ExtraSource& s : sources) {
+    s.path = prompt_path(root_uri_, uri_from_path(index_->root() + "/" + s.path));
+    s.kind = "index";
+  }
+  return sources;
+}
+
+}  // namespace wafer

@@ -1,0 +1,147 @@
+// The service's model: loading it on the engine thread (the setting, else the most capable
+// pulled model, else the bundled one), a remote backend instead when one is set, the
+// requests that wait for a load, and a mapped model file that changed under us.
+#include <chrono>
+
+#include "server/backends/remote_backend.h"
+#include "server/config/settings_table.h"
+#include "server/service/completion_service.h"
+#include "server/service/scripted_engine.h"
+
+namespace wafer {
+
+void CompletionService::use_remote_backend() {
+  Result<RemoteOptions> ro = remote_options(options_);
+  if (!ro) {
+    events_.show(ServiceEvents::Level::kError, "wafer: cannot use the remote backend: " + ro.error().message);
+    return;
+  }
+  // The backend reports transitions only (first failure, another failure, recovery), so the
+  // editor hears about a server that is down once, not per keystroke.
+  auto backend = std::make_shared<RemoteBackend>(
+      loop_, std::move(*ro), [this, alive = alive_](bool ok, const std::string& message) {
+        if (!*alive) return;
+        if (ok) {
+          stats_.count("backend_recovered");
+          log_.info(message);
+          return;
+        }
+        stats_.count("backend_problems");
+        events_.show(ServiceEvents::Level::kError, "wafer: " + options_.backend + ": " + message +
+                                                       ". Completions are off until it answers; retrying with backoff.");
+      });
+  log_.info("completions from " + backend->name() + " at " + backend->endpoint());
+  scheduler_->set_backend(std::move(backend));
+}
+
+void CompletionService::resume_waiting_for_model() {
+  std::vector<WaitingForModel> waiting = std::move(waiting_for_model_);
+  waiting_for_model_.clear();
+  for (WaitingForModel& w : waiting) {
+    Result<RequestId> started = start_completion(w.query, w.receiver, w.id);
+    if (!started) {  // e.g. the document was closed meanwhile
+      CompletionAnswer a;
+      a.outcome = CompletionAnswer::Outcome::kInvalid;
+      a.error = started.error().message;
+      w.receiver->answer(std::move(a));
+    }
+  }
+}
+
+void CompletionService::load_model() {
+  int generation = ++load_generation_;
+  scheduler_->set_engine(nullptr);
+  scheduler_->set_backend(nullptr);
+  model_loading_ = false;
+  if (options_.backend != "local") return use_remote_backend();
+  served_model_.reset();
+  std::string what = !options_.fake_engine.empty() ? "fake engine " + options_.fake_engine
+                     : options_.model.empty()      ? std::string("the default model")
+                                                   : options_.model;
+  events_.model_loading(what);
+  using Loaded = std::optional<Result<std::shared_ptr<Engine>>>;
+  auto loaded = std::make_shared<Loaded>();
+  auto choice = std::make_shared<std::optional<ModelChoice>>();
+  EngineOptions eo = engine_options(options_);
+  std::string fake = options_.fake_engine;
+  auto t0 = std::chrono::steady_clock::now();
+  model_loading_ = true;
+  scheduler_->run_on_engine_thread(
+      [loaded, choice, eo, fake] {
+        if (!fake.empty()) {
+          loaded->emplace(make_scripted_engine(fake));
+          return;
+        }
+        // The setting (a path, or a catalogue name meaning the cached download), else the
+        // most capable pulled model, else the bundled one (server/pull/model_choice.h).
+        Result<ModelChoice> chosen = choose_model(eo.model_path, default_model_search());
+        if (!chosen) {
+          loaded->emplace(chosen.error());
+          return;
+        }
+        *choice = *chosen;
+        EngineOptions resolved = eo;
+        resolved.model_path = chosen->path;
+        Result<std::unique_ptr<Engine>> r = load_engine(resolved);
+        if (r) loaded->emplace(std::shared_ptr<Engine>(std::move(r).value()));
+        else loaded->emplace(r.error());
+      },
+      [this, loaded, choice, generation, what, t0, alive = alive_] {
+        if (!*alive || generation != load_generation_) return;
+        model_loading_ = false;
+        std::string error;
+        if (!loaded->has_value() || !**loaded) {
+          error = loaded->has_value() ? (*loaded)->error().message : "unknown error";
+        } else if (!(**loaded).value()->info().has_fim) {
+          error = "model '" + (**loaded).value()->info().name +
+                  "' has no fill-in-the-middle tokens; inline completion needs a FIM code model "
+                  "(e.g. Qwen2.5-Coder)";
+        }
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        events_.model_loaded(error.empty());
+        if (!error.empty()) {
+          stats_.count("model_load_errors");
+          if (error != last_model_error_)
+            events_.show(ServiceEvents::Level::kError, "wafer: cannot use the model: " + error);
+          last_model_error_ = error;
+          resume_waiting_for_model();
+          return;
+        }
+        last_model_error_.clear();
+        const std::shared_ptr<Engine>& engine = (**loaded).value();
+        scheduler_->set_engine(engine);
+        resume_waiting_for_model();
+        stats_.record("model_load_ms", ms);
+        log_.info("model loaded: " + (*choice ? (*choice)->path : what) + " (" + std::to_string(static_cast<int>(ms)) +
+                  " ms)");
+        served_model_ = *choice;
+        // Which model serves, once per model: users who set none learn what they got and,
+        // with the bundled one, how to get a better one.
+        if (served_model_ && served_model_->path != announced_model_) {
+          announced_model_ = served_model_->path;
+          const std::string line = "completions from " + describe_choice(*served_model_, engine->info().name);
+          log_.info(line);
+          events_.show(ServiceEvents::Level::kInfo, "wafer: " + line);
+        }
+        if (const std::string& k = engine->info().kernels; !k.empty()) log_.info(k);
+        if (const std::string& kv = engine->info().kv_cache; !kv.empty()) log_.info(kv);
+        // --mlock: where the weights are; a refusal does not stop completions, but the user asked.
+        if (const std::string& lock = engine->info().memory_lock; !lock.empty()) {
+          log_.info(lock);
+          if (lock.starts_with("cannot")) events_.show(ServiceEvents::Level::kWarning, "wafer: " + lock);
+        }
+      });
+}
+
+bool CompletionService::model_file_lost() {
+  uint64_t faults = mapped_file_faults();
+  if (faults == mapping_faults_seen_) return false;
+  mapping_faults_seen_ = faults;
+  stats_.count("model_file_lost");
+  log_.error("the model file changed on disk while in use (truncated or replaced): the answer computed from it "
+             "is dropped and the model is loaded again");
+  load_model();
+  return true;
+}
+
+}  // namespace wafer
