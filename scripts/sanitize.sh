@@ -13,9 +13,8 @@
 #                                 (multi-threaded forward passes, sessions, cancellation,
 #                                 speculative decoding); compiles the whole engine with TSan.
 #   scripts/sanitize.sh configure DIR address|thread   only configure (bench/fuzz.sh uses it)
-# Optimisation: SANITIZE_OPT (default -O0; -O1 for thread-engine). Against -O1 the ASan
-# phase compiles about 40 % faster and its tests take 50 s instead of 20: about two
-# minutes less in all. The grammar tables keep -O2 and the per-ISA kernels are not
+# Optimisation: SANITIZE_OPT (default -O0; -O1 for thread-engine): at -O0 the ASan phase
+# saves more compile time than its slower tests cost. The grammar tables keep -O2 and the per-ISA kernels are not
 # instrumented (CMakeLists.txt).
 # Needs clang and its runtimes (Debian: clang libclang-rt-dev; scripts/setup.sh installs
 # them). Without them it says so and exits 3, or 1 when WAFER_REQUIRE_CLANG=1 (CI).

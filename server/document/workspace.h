@@ -4,7 +4,7 @@
 //
 // Documents past kSyntaxMaxBytes or kSyntaxMaxLines are kept as plain text, without a tree:
 // tree-sitter's incremental reparse of such a file costs a whole parse's time per edit on
-// some grammars (100,000 lines of Python: ~0.5 s a keystroke, all of it on the event loop).
+// some grammars, all of it on the event loop.
 // Their completions then use the text-only rules, as for a language without a grammar.
 //
 // A change that cannot be applied (bad range) leaves the document "out of sync": the

@@ -2,8 +2,7 @@
 // when a document is shown or the cursor lands somewhere new, and while the engine is idle
 // it prefills the prompt a completion at that position would send, generating nothing. The
 // first request there then finds its prompt in the document's cache and prefills only what
-// changed (the first suggestion after opening a file otherwise prefills the whole window:
-// ~1,500 tokens, seconds on a laptop CPU). Background work: any request or keystroke ends it
+// changed (the first suggestion after opening a file otherwise prefills the whole window). Background work: any request or keystroke ends it
 // within one layer of the forward pass, and what it had prefilled stays cached.
 #include <algorithm>
 
