@@ -108,17 +108,6 @@ bool is_block_opener(std::string_view head) {
 
 }  // namespace
 
-FimWindow fim_window(const Options& o) {
-  FimWindow w;
-  w.prefix_tokens = o.prefix_tokens;
-  w.suffix_tokens = o.suffix_tokens;
-  w.prefix_lines = o.prefix_lines;
-  w.suffix_lines = o.suffix_lines;
-  w.prefix_step_lines = o.prefix_step_lines;
-  w.max_bytes = static_cast<size_t>(std::max(o.window_bytes, 1));
-  return w;
-}
-
 void fit_to_context(FimWindow& w, int& extra_tokens, int context_length, int max_tokens) {
   if (context_length <= 0) return;
   const int room = std::max(16, context_length * 85 / 100 - max_tokens - 16);

@@ -18,7 +18,6 @@
 #include "engine/engine.h"
 #include "grammars/language_rules.h"
 #include "server/document/documents.h"
-#include "server/config/options.h"
 
 struct TSTree;
 
@@ -38,8 +37,6 @@ struct FimWindow {
 
 // copy_bytes for a model whose ModelInfo::copy_strength is on.
 inline constexpr size_t kCopyBytes = 65536;
-
-FimWindow fim_window(const Options& o);
 
 // Shrinks the budgets so that extra context + prefix + suffix + the answer fit the model's
 // context window, with a margin for the token estimate's error and the template's special

@@ -6,6 +6,17 @@
 
 namespace wafer {
 
+FimWindow fim_window(const Options& o) {
+  FimWindow w;
+  w.prefix_tokens = o.prefix_tokens;
+  w.suffix_tokens = o.suffix_tokens;
+  w.prefix_lines = o.prefix_lines;
+  w.suffix_lines = o.suffix_lines;
+  w.prefix_step_lines = o.prefix_step_lines;
+  w.max_bytes = static_cast<size_t>(std::max(o.window_bytes, 1));
+  return w;
+}
+
 FimContext completion_context(const CompletionSite& site, FimWindow& window) {
   const Options& options = *site.options;
   const Workspace::View& view = *site.view;

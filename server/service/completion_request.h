@@ -71,6 +71,10 @@ struct CompletionSite {
   ExtraContextSource* extra = nullptr;    // null: the document alone
 };
 
+// The window the settings ask for (prefixTokens, suffixTokens, prefixLines, suffixLines,
+// prefixStepLines, windowBytes).
+FimWindow fim_window(const Options& o);
+
 // The request (session_key, prefix, suffix, extra, names, max_tokens) and cursor facts;
 // `window` gets the FIM window used. The request has no should_stop yet.
 FimContext completion_context(const CompletionSite& site, FimWindow& window);

@@ -28,11 +28,11 @@ ENGINE_ORDER = ["base", "runtime", "quant", "gguf", "tokenizer", "kernels", "mod
 # files at engine/ itself (the facade's implementation) may include any engine layer.
 SERVER_ALLOWED = {
     "config": set(),
-    "document": {"config"},
-    "prompt": {"config", "document"},
+    "document": set(),
+    "prompt": {"document"},
     "pull": {"config"},
     "backends": {"config", "document", "prompt"},
-    "index": {"config", "document", "prompt"},
+    "index": {"document", "prompt"},
     "service": {"config", "document", "prompt", "backends", "pull", "index"},
     "lsp": {"config", "document", "prompt", "backends", "pull", "index", "service"},
     "benchtool": {"config", "document", "lsp", "prompt", "backends", "service", "pull", "index"},
