@@ -1,5 +1,5 @@
 // The settings table as documentation: the options part of `wafer COMMAND --help`, and the
-// README's table of settings that `wafer help settings` prints.
+// table of settings in docs/settings.md that `wafer help settings` prints.
 #include <string>
 
 #include "server/config/settings_table.h"

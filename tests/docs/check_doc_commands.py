@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""The README's wafer commands are real: every `wafer SUBCOMMAND --flag` it shows names a
-subcommand (in shell blocks; inline code also shows status-bar texts such as `wafer off`)
-and flags that subcommand's --help lists,
-the repository files its shell blocks use exist (a FILE:LINE:COL position inside the file),
-and the offline ones run: `wafer --version`, `wafer pull --list`, `wafer help settings`
-and the Quick start's `wafer complete` on the sample file with the bundled model.
+"""The wafer commands of README.md and docs/ are real, and docs/commands.md documents them all:
 
-    check_readme_commands.py REPO WAFER_BINARY
+- every `wafer SUBCOMMAND --flag` the README, docs/commands.md, docs/settings.md and
+  docs/development.md show names a subcommand (in shell blocks; inline code also shows
+  status-bar texts such as `wafer off`) and flags that subcommand's --help lists;
+- the repository files their shell blocks use exist (a FILE:LINE:COL position inside the file);
+- the offline ones run: `wafer --version`, `wafer pull --list`, `wafer help settings` and
+  the README Quick start's `wafer complete` on the sample file with the bundled model;
+- docs/commands.md has a section `### wafer SUBCOMMAND` for every subcommand `wafer --help`
+  lists, naming every option of `wafer SUBCOMMAND --help`; an option that is a daemon
+  setting may instead be in docs/settings.md's table when the section links to it.
+
+    check_doc_commands.py REPO WAFER_BINARY
 """
 import os
 import re
@@ -30,7 +35,7 @@ def fenced_blocks(text):
 
 
 def wafer_commands(text):
-    """(origin, argv after 'wafer') for each wafer invocation the README shows."""
+    """(origin, argv after 'wafer') for each wafer invocation a document shows."""
     found = []
     for lang, body in fenced_blocks(text):
         if lang not in ("sh", "bash", "shell", ""):
@@ -69,9 +74,56 @@ def flags_of(args):
     return out
 
 
+DOCS = ["README.md", "docs/commands.md", "docs/settings.md", "docs/development.md"]
+SETTINGS_LINK = "settings.md#daemon-settings"
+
+
+def subcommand_sections(text):
+    """{subcommand: its text} for each `### wafer SUB` heading, up to the next ## or ###."""
+    out = {}
+    for m in re.finditer(r"^### wafer (\w+)\n(.*?)(?=^##? |^### |\Z)", text, re.M | re.S):
+        out[m.group(1)] = m.group(2)
+    return out
+
+
+def setting_flags(settings_md):
+    """The flags of the generated table of daemon settings."""
+    block = settings_md.split("<!-- settings:begin -->", 1)[-1].split("<!-- settings:end -->", 1)[0]
+    return set(re.findall(r"^\| `(--[\w-]+)", block, re.M))
+
+
+def undocumented(repo, wafer, subcommands):
+    """What docs/commands.md leaves out of `wafer --help` and `wafer SUB --help`."""
+    commands_md = open(os.path.join(repo, "docs", "commands.md"), encoding="utf-8").read()
+    settings_md = open(os.path.join(repo, "docs", "settings.md"), encoding="utf-8").read()
+    sections = subcommand_sections(commands_md)
+    in_table = setting_flags(settings_md)
+    missing, options = [], 0
+    for sub in sorted(subcommands - {"help"}):
+        if sub not in sections:
+            missing.append(f"docs/commands.md: no section '### wafer {sub}'")
+            continue
+        body = sections[sub]
+        usage = subprocess.run([wafer, sub, "--help"], capture_output=True, text=True).stdout
+        for flag in re.findall(r"^  (--?[\w-]+)", usage, re.M):
+            if flag == "--help":
+                continue
+            options += 1
+            if re.search(re.escape(flag) + r"(?![\w-])", body):
+                continue
+            if flag in in_table and SETTINGS_LINK in body:
+                continue
+            missing.append(f"docs/commands.md: '### wafer {sub}' does not name its option {flag}"
+                           + (f" (a daemon setting: or link to {SETTINGS_LINK})" if flag in in_table else ""))
+    if options < 40:
+        missing.append(f"only {options} options found in the subcommands' --help; the extraction broke")
+    return missing
+
+
 def main():
     repo, wafer = sys.argv[1], os.path.abspath(sys.argv[2])
-    text = open(os.path.join(repo, "README.md"), encoding="utf-8").read()
+    texts = {doc: open(os.path.join(repo, doc), encoding="utf-8").read() for doc in DOCS}
+    text = texts["README.md"]
     failures = []
     top_help = subprocess.run([wafer, "--help"], capture_output=True, text=True).stdout
     subcommands = set(re.findall(r"^  ([a-z]+)\s{2,}", top_help, re.M)) | {"help"}
@@ -85,7 +137,7 @@ def main():
             helps[key] = r.stdout + r.stderr
         return helps[key]
 
-    commands = wafer_commands(text)
+    commands = [(f"{doc}: {origin}", args) for doc, t in texts.items() for origin, args in wafer_commands(t)]
     checked = 0
     for origin, args in commands:
         if not args:
@@ -93,7 +145,7 @@ def main():
         if args[0] in ("--version", "--help"):
             continue
         sub = args[0]
-        if origin.startswith("inline") and sub not in subcommands:
+        if ": inline" in origin and sub not in subcommands:
             continue  # prose or status-bar text (`wafer 42 ms`, `wafer off`), not a command
         if sub not in subcommands:
             failures.append(f"{origin}: '{sub}' is not a wafer command ({', '.join(sorted(subcommands))})")
@@ -107,7 +159,7 @@ def main():
         checked += 1
 
     # Repository files the shell blocks use.
-    for lang, body in fenced_blocks(text):
+    for lang, body in [block for t in texts.values() for block in fenced_blocks(t)]:
         if lang not in ("sh", "bash", "shell", ""):
             continue
         for line in body:
@@ -142,11 +194,12 @@ def main():
         elif argv[1] == "complete" and not r.stdout.strip():
             failures.append(f"`{shown}` printed no suggestion: {r.stderr.strip()[-300:]}")
 
-    if checked < 15:
-        failures.append(f"only {checked} wafer commands found in the README; the extraction broke")
+    if checked < 30:
+        failures.append(f"only {checked} wafer commands found in {', '.join(DOCS)}; the extraction broke")
+    failures += undocumented(repo, wafer, subcommands)
     for f in failures:
         print("FAIL:", f)
-    print(f"check_readme_commands: {checked} wafer command lines checked, {len(runs)} run, {len(failures)} problems")
+    print(f"check_doc_commands: {checked} wafer command lines checked, {len(runs)} run, {len(failures)} problems")
     return 1 if failures else 0
 
 
