@@ -67,9 +67,8 @@ double median(std::vector<double> v) {
 }
 
 // Zeroed, 64-byte aligned memory from a WeightArena, as the engine's repacked weights are:
-// 2 MiB-aligned mappings advised for huge pages. (With plain 4 KiB pages, here with
-// transparent huge pages on `madvise`, one-thread decode streamed at 21-23 GB/s against
-// the engine's ~29: the hardware prefetcher stops at every 4 KiB page.)
+// 2 MiB-aligned mappings advised for huge pages. (Plain 4 KiB pages would time a slower
+// stream than the engine's: the hardware prefetcher stops at every 4 KiB page.)
 struct Aligned {
   explicit Aligned(size_t n) : n(n) {
     static WeightArena arena;
