@@ -44,8 +44,8 @@ if [ -f "fuzz/$dict_name.dict" ]; then dict=(-dict="fuzz/$dict_name.dict"); fi
 # there, and its runs per second doubled at 8.
 entropic=(-entropic_feature_frequency_threshold=8)
 # ASan records the call stack of every allocation for its reports; the targets that run
-# the daemon allocate per message, and the recording cost fuzz_lsp ~15 % of its runs per
-# second (~35 % on short inputs). A crash's input is replayed by ctest in the asan build,
+# the daemon allocate per message, and the recording costs a share of the runs per second
+# that grows as inputs get shorter. A crash's input is replayed by ctest in the asan build,
 # whose reports keep the full stacks.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 echo "fuzz.sh: $target for $seconds s (seeds: ${seeds:-none}, corpus: $work)"

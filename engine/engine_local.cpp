@@ -110,12 +110,12 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<ThreadPool> pool
   const kernels::Backend& b = model_->backend();
   const bool tiles = b.simd() && (b.simd()->isa == KernelIsa::Amx || b.simd()->isa == KernelIsa::AmxBf16);
   if (cpu.amx_tile && cpu.amx_int8 && !tiles)
-    info_.kernels += options_.amx ? std::string(" (AMX: ") + amx_status() + ")" : " (AMX: off by --amx off)";
+    info_.kernels += options_.amx ? std::string(" (AMX: ") + to_string(amx_state()) + ")" : " (AMX: off by --amx off)";
   else if (options_.amx && options_.amx_bf16 && b.simd() && b.simd()->isa == KernelIsa::Amx)
-    info_.kernels += std::string(" (BF16 tiles: ") + amx_bf16_status() + ")";
+    info_.kernels += std::string(" (BF16 tiles: ") + to_string(amx_bf16_state()) + ")";
   if (tiles && cpu.amx_bf16)
     info_.kernels += b.simd()->attend_f16_tiles ? std::string(", prefill attention on BF16 tiles")
-                                                : std::string(" (attention tiles: ") + attend_tiles_status() + ")";
+                                                : std::string(" (attention tiles: ") + to_string(attend_tiles_state()) + ")";
 }
 
 const std::vector<TokenId>& LocalEngine::tokenized(TokenizedText& cache, const std::string& text) {

@@ -19,7 +19,7 @@ JOBS=${JOBS:-$(nproc)}
 # engine, and the server's protocol units. Tests that start the `wafer` binary are left
 # out: their child processes would not run under qemu.
 TESTS=(
-  engine_test_dispatch engine_test_matmul_many engine_test_quantize_kernels engine_test_amx_check
+  engine_test_dispatch engine_test_kernel_tables engine_test_matmul_many engine_test_quantize_kernels engine_test_amx_check
   engine_test_cpu_features engine_test_threadpool engine_test_huge_pages
   engine_test_float16 engine_test_quant engine_test_quant_kquants
   engine_test_gguf engine_test_gguf_hostile
@@ -39,7 +39,7 @@ BENCHES=(bench_kernels bench_engine bench_latency)
 # reach, attention over F32 and F16 caches and SwiGLU, run under -cpu cortex-a57 in the
 # quantized models' reference tests and against the scalar twins in engine_test_dispatch.
 TESTS_PLAIN_NEON=(
-  engine_test_dispatch engine_test_matmul_many engine_test_cpu_features
+  engine_test_dispatch engine_test_kernel_tables engine_test_matmul_many engine_test_cpu_features
   engine_test_forward engine_test_forward_reference engine_test_kv_cache engine_test_session
 )
 EXCLUDE_PLAIN_NEON='0\.5B-shaped|^forward reference: (tiny-llama F32|tiny-qwen2 F16|small-llama BF16|F16 KV cache)'

@@ -304,9 +304,9 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
   if (!a.json) {
     std::printf("%s", describe(cpu).c_str());
-    const std::string bf16 = a.amx_bf16 ? std::string("; BF16 tiles: ") + amx_bf16_status() : "";
+    const std::string bf16 = a.amx_bf16 ? std::string("; BF16 tiles: ") + to_string(amx_bf16_state()) : "";
     std::printf("backend: %s (AMX: %s%s); KV cache %s; figures are medians of %d runs\n\n",
-                std::string(backend.name()).c_str(), a.amx ? amx_status() : "off (--amx off)", bf16.c_str(),
+                std::string(backend.name()).c_str(), a.amx ? to_string(amx_state()) : "off (--amx off)", bf16.c_str(),
                 kv_type_name(a.kv), a.repeat);
     std::printf("%-5s %-7s %3s %-8s %6s %6s %9s %8s %9s %6s\n", "model", "weights", "thr", "test", "tokens", "depth",
                 "tok/s", "MB/tok", "read GB/s", "eff");

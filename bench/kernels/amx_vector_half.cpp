@@ -11,13 +11,9 @@
 #include "engine/kernels/amx/amx_kernels.h"
 #include "engine/kernels/avx512/traits_avx512.h"
 #include "engine/kernels/dispatch.h"
+#include "engine/kernels/isa_tables.h"
 
 namespace wafer {
-
-namespace kernels_avx512 {
-void packed_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride, int64_t panel_begin,
-                   int64_t panel_end);
-}
 
 namespace {
 
@@ -42,7 +38,7 @@ namespace bench {
 void amx_vector_half_matmul(const PackedMatrix& w, const QuantizedActs& x, float* y, int64_t y_stride,
                             int64_t panel_begin, int64_t panel_end) {
   simd::AmxImpl<Avx512Traits, TileStoresOnly>::matmul(w, x, y, y_stride, panel_begin, panel_end,
-                                                      kernels_avx512::packed_matmul);
+                                                      isa_tables::avx512.matmul);
 }
 }  // namespace bench
 

@@ -67,9 +67,8 @@ double median(std::vector<double> v) {
 }
 
 // Zeroed, 64-byte aligned memory from a WeightArena, as the engine's repacked weights are:
-// 2 MiB-aligned mappings advised for huge pages. (With plain 4 KiB pages, here with
-// transparent huge pages on `madvise`, one-thread decode streamed at 21-23 GB/s against
-// the engine's ~29: the hardware prefetcher stops at every 4 KiB page.)
+// 2 MiB-aligned mappings advised for huge pages. (Plain 4 KiB pages would time a slower
+// stream than the engine's: the hardware prefetcher stops at every 4 KiB page.)
 struct Aligned {
   explicit Aligned(size_t n) : n(n) {
     static WeightArena arena;
@@ -154,8 +153,8 @@ bool parse(int argc, char** argv, Args* a) {
       a->kernels = simd_kernels(isa);
       if (!a->kernels) {
         std::fprintf(stderr, "this CPU cannot run the %s kernels%s\n", v.c_str(),
-                     isa == KernelIsa::Amx       ? (std::string(" (AMX: ") + amx_status() + ")").c_str()
-                     : isa == KernelIsa::AmxBf16 ? (std::string(" (BF16 tiles: ") + amx_bf16_status() + ")").c_str()
+                     isa == KernelIsa::Amx       ? (std::string(" (AMX: ") + to_string(amx_state()) + ")").c_str()
+                     : isa == KernelIsa::AmxBf16 ? (std::string(" (BF16 tiles: ") + to_string(amx_bf16_state()) + ")").c_str()
                                                  : "");
         return false;
       }
@@ -412,7 +411,7 @@ void bench_prefill_attention(const Args& a, std::mt19937& rng, int depth) {
   if (g_peak.fma > 0) std::printf(", %.2f of the FMA peak", macs / v * 1e-3 / g_peak.fma);
   std::printf(")");
   if (!a.kernels->attend_f16_tiles) {
-    std::printf("; tiles: not in this table (%s)\n", attend_tiles_status());
+    std::printf("; tiles: not in this table (%s)\n", to_string(attend_tiles_state()));
     return;
   }
   const double t = time_us(tiles_call, out.data());

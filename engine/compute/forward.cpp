@@ -293,8 +293,8 @@ int attention_token_block(int n, int n_kv, int group, int n_pos_max, int threads
 // Prefills of at least this many tokens attend on the tiles where the kernels have them
 // (SimdKernels::attend_f16_tiles). Each call converts its keys and values for the tiles
 // first; with 4 tokens (28 query rows of a 7-head group) the tiles already cost less than
-// the vector kernel (a keystroke's 8 tokens after 2,150: attention 6.3-6.6 ms per forward
-// run against 8.3-9.2, 0.5B, 2 threads); with 2 they break even.
+// the vector kernel, with 2 they break even (docs/performance.md, "Prefill attention on
+// the tiles").
 constexpr int kTileMinTokens = 4;
 
 // Tokens per tile attention call: as many as give every thread a call (a KV head's calls

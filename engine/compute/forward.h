@@ -70,8 +70,8 @@ class Forward {
   void swiglu(size_t count);  // gate_[0..count) = silu(gate_) * up_, split across the pool when large
   // fn(t0, t1) over tokens [0, n): in slices across the pool for a batch of kSplitTokens or
   // more, else on the calling thread. For the per-token steps between the matmuls (norms,
-  // residual adds, RoPE and cache writes): single-threaded they took 35 of 730 ms of a
-  // 512-token prefill of the 0.5B model.
+  // residual adds, RoPE and cache writes): single-threaded they are a visible share of a
+  // long prefill once the matmuls are split.
   static constexpr int kSplitTokens = 8;
   template <class F>
   void each_token(int n, F&& fn);

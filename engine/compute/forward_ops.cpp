@@ -8,8 +8,8 @@
 namespace wafer::ops {
 
 void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
-  // Four running sums: one chain of dependent double additions took ~1.2 us per 896-wide
-  // row, 30 ms of a 512-token prefill of the 0.5B model. In double the order changes the
+  // Four running sums: one chain of dependent double additions is bound by the adder's
+  // latency, a visible share of a long prefill. In double the order changes the
   // sum by ~1e-16 relative, far below the float it is rounded to.
   double part[4] = {0, 0, 0, 0};
   int64_t i = 0;

@@ -104,7 +104,7 @@ class Run {
       if (why != StopReason::kMaxTokens) return true;
       // A remainder of up to half a chunk joins the step before it: every forward step
       // streams all the weights once, and a keystroke's usual 64-token suffix plus a few
-      // tokens cost a second pass for the few (0.5B Q8_0: ~14 ms of a ~150 ms first token).
+      // tokens would cost a second pass over the weights for the few.
       n = std::min(chunk, end - pos);
       if (end - pos - n <= chunk / 2) n = end - pos;
       const bool last = pos + n == prompt.size();

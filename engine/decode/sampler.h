@@ -27,8 +27,8 @@ struct SamplerParams {
 // The greedy choice: the first index of the largest logit, exactly what a plain
 // `if (x[i] > best)` scan from x[0] returns (so a NaN is never chosen, unless x[0] is one,
 // and of equal maxima the lowest id wins). Two branch-free passes the compiler vectorizes
-// (the maximum in 8 lanes, then the first chunk of 64 holding it): 17 us for a 151,936-entry
-// vocabulary, where the candidate list of sample() took 133 us and std::max_element 560.
+// (the maximum in 8 lanes, then the first chunk of 64 holding it), several times faster
+// over a full vocabulary than sample()'s candidate list or std::max_element.
 // -1 for an empty span.
 int32_t greedy_token(std::span<const float> logits);
 

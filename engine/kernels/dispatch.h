@@ -70,7 +70,7 @@ QuantizedActs wrap_quantized_acts(TensorType act_type, const void* rows, int n_t
 // of 32 tokens or more, faster and within a stated bound of them (amx_bf16_kernels.h),
 // chosen only when asked for; AmxModel and AmxBf16Model: those tile kernels on software
 // models of the tile and vector instructions, and
-// Avx512Model the AVX-512 VNNI kernels on the model of the vectors (kernels/model): for the
+// Avx512Model the AVX-512 VNNI kernels on the model of the vectors (kernels/emulated): for the
 // tests on any x86 CPU, never chosen to compute.
 // Neon: AArch64 Advanced SIMD without the dot product (SMULL + SADALP); NeonDotprod: with
 // the ARMv8.2 dot product (SDOT). Both quantize activations with the scalar reference.
@@ -146,27 +146,31 @@ constexpr bool prefetch_applies(TensorType type, int n_tokens) {
          (type == TensorType::Q4_K || type == TensorType::Q5_K || type == TensorType::Q6_K);
 }
 
+// One instruction set's kernels. Each per-ISA file fills its table from the shared
+// templates (simd/make_kernels.h) by field name; dispatch.cpp completes the tables that
+// extend another (AVX-VNNI takes AVX2's float kernels, AMX the AVX-512 VNNI kernels) and
+// hands them out. Every field but attend_f16_tiles is set in every table handed out.
 struct SimdKernels {
   KernelIsa isa;
   const char* name;  // "avx2", "avx512-vnni", "avx2-vnni", "avx2-vnni-evex", "avx512-vnni+amx", "amx-model",
                      // "avx512-model", "neon", "neon-dotprod"
-  PackedMatmulFn matmul;
+  PackedMatmulFn matmul = nullptr;
   // The same results, with software prefetch where prefetch_applies(), far and near:
   // faster on some machines, slower on others (packed_kernels.h); the backend picks one of
   // the three by timing.
-  PackedMatmulFn matmul_prefetch;
-  PackedMatmulFn matmul_prefetch_near;
-  AttendFn attend;
-  AttendF16Fn attend_f16;
-  SwigluFn swiglu;
-  QuantizeActsFn quantize;
-  AttendQ8Fn attend_q8;
+  PackedMatmulFn matmul_prefetch = nullptr;
+  PackedMatmulFn matmul_prefetch_near = nullptr;
+  QuantizeActsFn quantize = nullptr;
+  AttendFn attend = nullptr;
+  AttendF16Fn attend_f16 = nullptr;
+  AttendQ8Fn attend_q8 = nullptr;
   // attend_f16 for prefill batches on the AMX BF16 tiles (kernels/amx/amx_attend_kernels.h),
   // or nullptr: to FP32 rounding, not bit for bit, the same as attend_f16; each query's
   // result depends on that query alone, whatever the batch around it.
   AttendF16Fn attend_f16_tiles = nullptr;
-  AddRmsNormFn add_rms_norm = nullptr;  // set in every table
-  RopeNeoxFn rope_neox = nullptr;       // set in every table
+  SwigluFn swiglu = nullptr;
+  AddRmsNormFn add_rms_norm = nullptr;
+  RopeNeoxFn rope_neox = nullptr;
 };
 // The head shapes attend_f16_tiles computes on the tiles (it hands others to attend_f16,
 // which then needs attend_f16's scratch).
@@ -180,20 +184,33 @@ const SimdKernels* simd_kernels(KernelIsa isa);
 // leaves AMX out; amx_bf16 = true prefers the BF16 tiles (AmxBf16) where they pass their check.
 const SimdKernels* best_simd_kernels(bool amx = true, bool amx_bf16 = false);
 
-// Whether the AMX kernels can run here, and if not why: "in use" when they can, else e.g.
-// "not on this CPU", "Linux refused the tile state (arch_prctl ARCH_REQ_XCOMP_PERM)" or
-// "its results differ from the AVX-512 VNNI kernel's, so it is not used". The permission
-// request and the check against the VNNI kernel happen once, on first call.
-const char* amx_status();
+// Whether the AMX tiles can be used, and if not why. The permission request and the
+// checks run once, on the first call of each function.
+enum class AmxStatus {
+  InUse,
+  NotOnCpu,             // no AMX-TILE and AMX-INT8 (or no AMX-BF16), or not an x86-64 build
+  NoVnniKernels,        // AMX without the AVX-512 VNNI kernels the tile kernels finish with
+  TileStateRefused,     // Linux refused the tile state (arch_prctl ARCH_REQ_XCOMP_PERM)
+  DiffersFromVnni,      // the int8 tiles' results are not the AVX-512 VNNI kernel's bits
+  OutsideBound,         // the BF16 tiles' results are outside their bound (amx_check.h)
+  OutsideFp32Rounding,  // attention on the tiles is not within FP32 rounding (amx_check.h)
+};
+// The sentence shown to users ("in use", "not on this CPU", ...).
+const char* to_string(AmxStatus status);
 
-// Whether the AmxBf16 table can be used: "in use", or why not ("not on this CPU" without
-// AMX-BF16, the int8 tiles' own status, or a failed check). Checked once, on first call,
-// against the AVX-512 VNNI kernel within the bound the kernel states (amx_check.h).
-const char* amx_bf16_status();
+// The int8 tiles (KernelIsa::Amx): checked bit for bit against the AVX-512 VNNI kernel.
+AmxStatus amx_state();
+// The BF16 tiles (KernelIsa::AmxBf16): NotOnCpu without AMX-BF16, else the int8 tiles'
+// status unless InUse (small batches go to them), else checked against the AVX-512 VNNI
+// kernel within the bound the kernel states (amx_check.h).
+AmxStatus amx_bf16_state();
+// Prefill attention on the BF16 tiles (attend_f16_tiles of the AMX tables): as
+// amx_bf16_state(), checked against attention in double precision (amx_check.h).
+AmxStatus attend_tiles_state();
 
-// Whether the AMX tables attend on the BF16 tiles (attend_f16_tiles): "in use", or why not
-// (no AMX-BF16, the int8 tiles' status, or a failed check against attention in double
-// precision, amx_check.h). Checked once, on first call.
-const char* attend_tiles_status();
+// The same as text, for the lines that show them.
+inline const char* amx_status() { return to_string(amx_state()); }
+inline const char* amx_bf16_status() { return to_string(amx_bf16_state()); }
+inline const char* attend_tiles_status() { return to_string(attend_tiles_state()); }
 
 }  // namespace wafer

@@ -24,25 +24,24 @@ namespace {
 constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::layout
 
 // Software prefetch in the decode kernels speeds them up on some machines and slows them
-// down on others, and which kind helps differs too (packed_kernels.h: far NTA prefetches
-// took K-quants +35 % on one EPYC VM and -40 % on another; on a Sapphire Rapids guest they
-// cut them to 11 GB/s while near ones into L1 gained 5-20 %). So decode-sized steps
+// down on others, and which kind helps differs too (packed_kernels.h; docs/performance.md,
+// "Figures behind the engine's code"). So decode-sized steps
 // (prefetch_applies) try the three kernels (SimdKernels::matmul, matmul_prefetch and
 // matmul_prefetch_near, same results), adding up bytes and time for each, and then the
 // fastest one is used. The trial is repeated every kPeriod steps (about a thousand decoded
 // tokens of a 1.5B model): a choice made in a noisy spell, or before the VM moved to
 // another host, does not stay for the life of a daemon. One choice per weight type (a
-// model mixes them): on the Sapphire Rapids guest prefetch gains 10-15 % for Q4_0 and
-// little for Q8_0, so a choice made on Q8_0 steps was a coin toss for Q4_0.
+// model mixes them): how much prefetch gains differs between types on the same machine, so
+// a choice made on one type's steps says little about another's.
 //
 // Each kind runs kRun steps in a row, of which only the second half is timed, and the runs
 // take turns in an order where each follows each other kind equally often: how fast a
 // matrix streams depends on how it was read the token before (a far prefetch leaves it
-// elsewhere in the caches than a near one). Timed step by step in turns, near prefetch
-// measured 25 % below none for Q4_0 where, used for every step, it decodes 12 % faster.
-// After each round of three runs a kind slower than kDropBelow of the fastest is dropped
-// (its runs go to the fastest so far): on the Sapphire Rapids guest the far kind streams
-// at a third of the speed, and the first tokens of a session are decoded in the trial.
+// elsewhere in the caches than a near one): timed step by step in turns, a kind that is
+// faster when used for every step can time slower than none. After each round of three
+// runs a kind slower than kDropBelow of the fastest is dropped (its runs go to the fastest
+// so far): on some machines a kind streams at a fraction of the speed of the others, and
+// the first tokens of a session are decoded in the trial.
 class PrefetchChoice {
  public:
   static constexpr int kKinds = 3;        // kPrefetchNone, kPrefetchFar, kPrefetchNear
@@ -212,8 +211,8 @@ class SimdBackend final : public Backend {
     pool.run([&](int t) {
       // Decode: the first lines of this thread's slice of every matrix are asked for at
       // once, so the streams of k and v (a few dozen KB each) do not each start with a
-      // round trip to memory after the one before ends (q/k/v 0.68-0.75 -> 0.59-0.60 ms
-      // per token for the 0.5B Q4_0 model, 0.97-1.03 -> 0.90 for Q8_0, 2 threads).
+      // round trip to memory after the one before ends: small matrices pay that start
+      // once per token each.
       if (n == 1)
         for (const MatmulJob& j : jobs) {
           const ::wafer::PackedMatrix pm{j.w->view.type, j.w->view.rows, j.w->view.cols, j.w->data};

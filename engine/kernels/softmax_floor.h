@@ -4,7 +4,7 @@
 // Over a long context most scores sit far below the maximum, and e^(score - max) for them
 // is a denormal (below FLT_MIN once score - max < -87.3), or becomes one after the
 // normalisation and the weighting of the value rows. Intel cores take a microcode assist
-// for every operation on a denormal (attention 5.5x slower without flush-to-zero), so the
+// for every operation on a denormal (attention several times slower), so the
 // weights must not produce them, whatever the thread's floating-point mode.
 //
 // e^-40 = 4.2e-18: even 32,768 such weights add up to 1.4e-13 of the largest one (which is

@@ -6,9 +6,7 @@
 // output is the same either way (bit for bit).
 //
 // The block is sized by this CPU's L2: a block too small for it makes every thread stream
-// its weights once per block, and two threads doing that at once share the bandwidth (on
-// a Xeon with 2 MB of L2, 512 tokens of a 896-wide row in blocks of 192 KB: 231 GMAC/s for
-// the AVX-512 kernel, against 401 at 128 tokens).
+// its weights once per block, and two threads doing that at once share the bandwidth.
 #pragma once
 
 #include <cstdint>

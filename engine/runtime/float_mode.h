@@ -1,6 +1,6 @@
 // Flush-to-zero and denormals-are-zero for the calling thread. A softmax over thousands of
 // keys produces many exp() results below FLT_MIN; Intel cores take a microcode assist for
-// every operation on such a denormal (attention measured 5.5x slower), and their values
+// every operation on such a denormal (attention several times slower), and their values
 // are far below anything that changes a logit. Every thread that runs engine arithmetic
 // sets this: the pool's workers when they start, and the calling thread when it enters
 // the engine (load, complete, a pool run).

@@ -1,7 +1,6 @@
 // Large buffers on transparent huge pages: 2 MiB-aligned anonymous mappings advised with
 // MADV_HUGEPAGE before first touch. Streams over them are not cut every 4 KiB, where the
-// hardware prefetcher stops (on a VM with THP on `madvise`, one core read repacked weights
-// at 21-23 GB/s from 4 KiB pages and at 29-31 from huge ones).
+// hardware prefetcher stops.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +24,7 @@ void unmap_huge(void* p, size_t bytes);
 // allocations of 512 KiB or more come from map_huge_raw (rounded up to 2 MiB), smaller ones
 // from operator new. Not only streams gain: a prefill's matmul writes each token's outputs
 // a row apart (3.5 KB for a 896-wide row), so on 4 KiB pages a tile of 8 tokens stores to
-// 8 pages; with the 512-token q output (1.8 MB) on a huge page, q/k/v of a 512-token
-// prefill took 37-39 ms instead of 48-51 (0.5B Q8_0, AVX-512 VNNI, 2 threads).
+// 8 pages, on one huge page (the 512-token q output is 1.8 MB) to one.
 template <class T>
 struct HugePageAllocator {
   using value_type = T;

@@ -218,7 +218,7 @@ TEST_CASE("engine: a Q8_0 KV cache needs key heads of whole 32-dimension blocks"
   if (const SimdKernels* k = kernels::default_backend().simd(); k && k->isa == KernelIsa::Amx && cpu_features().amx_bf16)
     CHECK(q8.engine->info().kernels ==
           kernels_line + (k->attend_f16_tiles ? std::string(", prefill attention on BF16 tiles")
-                                              : std::string(" (attention tiles: ") + attend_tiles_status() + ")"));
+                                              : std::string(" (attention tiles: ") + to_string(attend_tiles_state()) + ")"));
   // --amx off: the kernels chosen without AMX (the same ones on a CPU without it), and on
   // a CPU with AMX the log says it is off.
   o.amx = false;

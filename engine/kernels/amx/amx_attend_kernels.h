@@ -17,8 +17,8 @@
 // weights split into parts, then the weighted sum of values (4 tiles of 16 x 16 outputs:
 // 64 dimensions at a time). Tiles 0..3 are the sums, 4..5 the A operands (query or weight
 // parts), 6..7 the B operands (key or value parts) - two of each alternate, so the next
-// operand loads while the last product runs (on a Sapphire-Rapids-class Xeon TDPBF16PS
-// issued every ~4.8 ns whether or not it waited on the previous one's sums). The keys and
+// operand loads while the last product runs (TDPBF16PS issues at the same rate whether or
+// not it waits on the previous one's sums). The keys and
 // values are converted once per call into the tiles' layout; every query tile reuses them.
 //
 // Pair order: a BF16 pair of a tile row holds elements k and 16 + k of a 32-element chunk

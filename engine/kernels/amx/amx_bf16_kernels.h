@@ -27,7 +27,7 @@
 // in half of L2); every pair of token tiles goes through it, K in passes of 8 blocks so the
 // pair's activations for a pass stay in L1 while the group's panels go past (the sums wait
 // in a small buffer between passes, and in y between ranges). Every buffer a tile row is loaded
-// from starts on a 64-byte line: rows split across two lines made the kernel 2.5x slower.
+// from starts on a 64-byte line: a tile row split across two lines costs a second access.
 #pragma once
 
 #include <cstdint>

@@ -21,8 +21,8 @@
 // goes through memory to the vector unit; the tiles work on two blocks (tiles 0/2/4 and
 // 1/3/5) while the vectors finish the two before them. On a Sapphire Rapids core the tile
 // loads and stores do not overlap the vector work, so they are what to keep few: every
-// tile row on its own 64-byte line (rows split across lines cost 17 % of the kernel's
-// time). The last tile of tokens is padded with zero rows (zero quants, zero scales), so
+// tile row on its own 64-byte line (a row split across lines costs a second access). The
+// last tile of tokens is padded with zero rows (zero quants, zero scales), so
 // every panel is finished in one pass while its weights are in cache; only the real
 // tokens' rows are stored. (Handing them to the VNNI kernel instead would stream the
 // whole matrix from memory a second time.) Batches of fewer than 16 tokens stay on VNNI.

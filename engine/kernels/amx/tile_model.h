@@ -122,9 +122,9 @@ struct TileModel {
   }
   // C[m][n] (fp32) += A[m][2k] * B[k][2n] + A[m][2k + 1] * B[k][2n + 1], for k in order:
   // each product exact (8-bit by 8-bit significands), the pair's sum rounded to fp32, then
-  // added to C and rounded (for one pair, what a Sapphire-Rapids-class Xeon computes, bit
-  // for bit, on 100,000 random pairs; the SDM's pseudo-code adds the two products to C one
-  // after the other, which differed in 7 % of them); denormal results flushed to zero. Over
+  // added to C and rounded (for one pair, what the hardware computes, bit for bit, on
+  // random pairs; the SDM's pseudo-code adds the two products to C one after the other,
+  // which the hardware does not); denormal results flushed to zero. Over
   // a row of 16 pairs the hardware sums in an order of its own, so the tests compare the
   // hardware with this model within a tolerance, not bit for bit.
   template <int C, int A, int B>

@@ -2,9 +2,10 @@
 // for the truncation to bytes. Compiled with the flags of kernels_avx512.cpp.
 #include <immintrin.h>
 
+#include "engine/kernels/isa_tables.h"
 #include "engine/kernels/simd/quantize_kernels.h"
 
-namespace wafer::kernels_avx512 {
+namespace wafer::isa_tables {
 namespace {
 
 struct QV {
@@ -79,8 +80,8 @@ struct QV {
 
 }  // namespace
 
-void quantize_acts(const QuantizedActs& a, const float* x, int64_t x_stride, int t_begin, int t_end) {
+void quantize_avx512(const QuantizedActs& a, const float* x, int64_t x_stride, int t_begin, int t_end) {
   simd::QuantizeImpl<QV>::rows(a, x, x_stride, t_begin, t_end);
 }
 
-}  // namespace wafer::kernels_avx512
+}  // namespace wafer::isa_tables

@@ -56,10 +56,8 @@ struct FloatImpl {
   // address order: every block of 16 keys and every value row is used by all n_q heads
   // while it sits in L1 (one head at a time re-read them n_q times, from L2 or L3 once the
   // context is long). Two sequential streams are what the hardware prefetcher follows
-  // best: the weighted sum used to read the value rows 16 apart (one pass per lane), which
-  // needed a software prefetch of the values during the scores, and from memory that
-  // version took 1.28-1.33 ms per token for 24 layers x 1,500 positions against 1.01-1.05
-  // for this one (2 threads, a cache-flushing stream between layers; 0.69 from cache).
+  // best: a weighted sum that reads the value rows 16 apart (one pass per lane) needs a
+  // software prefetch of the values during the scores, and is still slower from memory.
   // A head's result is bit for bit the same for any n_q: the sums of each head are formed
   // in one fixed order whatever the heads computed alongside it.
   //
@@ -138,9 +136,9 @@ struct FloatImpl {
   // Software prefetch (into L1) of the keys 32 positions ahead of the block being scored
   // and of the value rows 16 ahead of the one being summed: deep in a context a decoded
   // token's keys and values come from memory (384 KB a layer and thread at 1,500 positions
-  // of the 0.5B shape), and the hardware prefetcher alone left attention at 1.35-1.68 ms
-  // per token, against 1.04-1.24 with these (Sapphire Rapids guest, 2 threads; 16 / 8
-  // ahead 1.04-1.50, 64 / 48 1.13). The results do not change.
+  // of the 0.5B shape), where the hardware prefetcher alone does not keep up; nearer
+  // distances hide less of the latency, farther ones evict what is still to be used. The
+  // results do not change.
   static constexpr int kPrefetchKeys = 32;
   static constexpr int kPrefetchRows = 16;
   template <int DK, class T>

@@ -32,19 +32,17 @@ struct PackedImpl {
   static constexpr int L = V::kLanes;
   static constexpr int kRows = kPanelRows;
   // Software prefetch, in the matmul_prefetch twins only (kPf): whether it helps, and
-  // which kind, depends on the machine. On one EPYC VM, K-quant decode streamed at 18-22
-  // GB/s per core without it and at 27-30 with NTA prefetches 4-8 KB ahead (the kernels do
-  // enough work per cache line that the out-of-order window no longer reaches far enough
-  // ahead); on another, the same prefetches cost a third of the speed (Q6_K with 2
-  // threads: 25-31 GB/s without, 16-18 with), the hardware prefetcher already doing the
-  // job. On a Sapphire Rapids guest the NTA kind cut K-quant decode to 11 GB/s from 26-28,
-  // and prefetching into L1 1 KB ahead took Q6_K from 25 to 30 and Q5_K from 26 to 29
-  // (and Q4_0 from 29-30 to 32-33, Q5_0 from 25 to 32). So there are two twins, far and
-  // near, and the backend times all three kernels now and then while decoding and uses the
-  // fastest (simd_backend.cpp). Prefill reuses each panel across token tiles, so only
-  // K-quant tiles of few tokens prefetch (on an 8-lane ISA, only in the first pass over a
-  // panel), and the one-token loop of Q8_0, Q4_0 and Q5_0 (legacy_rows). Always inlined:
-  // GCC deems an out-of-line function that only prefetches pure, and deletes the call.
+  // which kind, depends on the machine. Where the kernels do enough work per cache line
+  // that the out-of-order window no longer reaches far enough ahead, non-temporal
+  // prefetches 4-8 KB ahead speed K-quant decode up; where the hardware prefetcher already
+  // does the job, the same prefetches slow it down, and there prefetching into L1 1 KB
+  // ahead may still help (docs/performance.md, "Figures behind the engine's code"). So
+  // there are two twins, far and near, and the backend times all three kernels now and then
+  // while decoding and uses the fastest (simd_backend.cpp). Prefill reuses each panel
+  // across token tiles, so only K-quant tiles of few tokens prefetch (on an 8-lane ISA, only
+  // in the first pass over a panel), and the one-token loop of Q8_0, Q4_0 and Q5_0
+  // (legacy_rows). Always inlined: GCC deems an out-of-line function that only prefetches
+  // pure, and deletes the call.
   static constexpr int kPrefetchMaxTokens = ::wafer::kPrefetchMaxTokens;  // tiles up to this size prefetch
   // The two kinds (dispatch.h's DecodePrefetch): far, NTA 8 KB ahead of the block being
   // read; near, into L1 1 KB ahead.
@@ -172,11 +170,11 @@ struct PackedImpl {
 
   // Two panels at once, T tokens of a token tile laid out for kTile tokens (tile_acts),
   // from token t_off of that tile: each activation broadcast feeds both panels' products,
-  // where legacy_tile loads one per product (89 loads per 64 products, 58 here; with the
-  // products' loads taken out, legacy_tile ran 19 % faster, so they limit it as much as the
-  // multiplies). The same sums in the same order as legacy_tile, bit for bit. 16-lane ISAs
-  // and Q8_0 only: the two panels' 16 weight vectors fill the registers with 4 tokens'
-  // sums, and Q4_0, which unpacks its nibbles for every 4 tokens instead of 8, gained nothing.
+  // where legacy_tile loads one per product (89 loads per 64 products, 58 here: those loads
+  // limit legacy_tile as much as the multiplies do). The same sums in the same order as
+  // legacy_tile, bit for bit. 16-lane ISAs and Q8_0 only: the two panels' 16 weight
+  // vectors fill the registers with 4 tokens' sums, and Q4_0, which unpacks its nibbles for
+  // every 4 tokens instead of 8, gains nothing.
   template <class Fmt, int T, int kTile>
   static void legacy_tile_pair(const uint8_t* panel0, const uint8_t* panel1, int64_t nb, const uint8_t* tiled,
                                int t_off, F* acc0_out, F* acc1_out) {
@@ -220,14 +218,11 @@ struct PackedImpl {
   // One token (decode) through panels [panel_begin, panel_end): one loop over the slice's
   // blocks (the panels are contiguous), the type chosen once per matrix, each block's
   // weight vectors read and used two at a time in a loop that is not unrolled, the
-  // products' broadcasts in registers where the ISA has that form (dot_u_bcast_reg). On a
-  // Sapphire Rapids guest with 2 threads the per-panel tile path (all eight loads of a
-  // block, then the eight products with embedded broadcasts) streamed Q8_0 weights at
-  // 27-31 GB/s and this loop at 32-34, close to a loop that only loads (36-37 GB/s).
+  // products' broadcasts in registers where the ISA has that form (dot_u_bcast_reg): it
+  // streams the weights faster than the per-panel tile path (all eight loads of a block,
+  // then the eight products with embedded broadcasts), close to a loop that only loads.
   // kPf (the matmul_prefetch twins): each block also prefetches the lines ahead of it
-  // (prefetch_ahead). There the near kind took Q4_0 from 29-30 to 32-33 GB/s (decode of
-  // the 0.5B model 81-85 -> 91-95 tok/s) and Q8_0 from 34 to 35; 2 KB ahead measured the
-  // same, 4 KB a little less, and the far kind halved the speed.
+  // (prefetch_ahead), 1 KB (near) or 8 KB (far) ahead.
   template <class Fmt>
   static I row_dot(I acc, I w, const void* a) {
     if constexpr (requires { V::dot_u_bcast_reg(acc, w, a); }) {
@@ -423,8 +418,8 @@ struct PackedImpl {
   // Q6_K: x = d * sc[j] * (q - 32) over 16 sub-blocks of 16, signed 8-bit sc. The rows of
   // ql and qh are stored in the order this loop first reads them (repack.h): half h's
   // section at kQ6Half[h] holds ql rows 0..7 and qh rows 0..7 alternating, then ql rows 8..15.
-  // Read in ggml's order (all ql, then all qh) the block streamed from memory at a third
-  // of the speed on an EPYC: the back-and-forth defeats the hardware prefetcher.
+  // Read in ggml's order (all ql, then all qh) the block streams from memory far slower:
+  // the back-and-forth defeats the hardware prefetcher.
   static constexpr int kQ6Half[2] = {288, 1824};
   static constexpr int q6_ql(int h, int row) {
     return row < 8 ? kQ6Half[h] + row * 128 : kQ6Half[h] + 1024 + (row - 8) * 64;
@@ -575,8 +570,8 @@ struct PackedImpl {
                      int64_t panel_end) {
     const size_t panel_bytes = w.panel_bytes();  // out of line: no inline code shared across ISAs
     // This thread's copy of the activations with each token tile interleaved block by
-    // block (~1 % of a prefill matmul's time, a few KB for a decoded token; the buffer
-    // grows to the largest batch once, then is reused). A prefill copies each block of
+    // block (a small part of a prefill matmul's time, a few KB for a decoded token; the
+    // buffer grows to the largest batch once, then is reused). A prefill copies each block of
     // tokens just before the panels pass it, so the block is in L2 when they do: copied
     // all at once, a batch larger than L2 (512 tokens of a 4,864-wide row are 3 MB) would
     // push the first block out before its turn.

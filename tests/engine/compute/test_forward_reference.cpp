@@ -220,16 +220,16 @@ TEST_CASE("forward reference: small-llama BF16", "[forward][reference]") {
 // The BF16 tiles (kernels/amx/amx_bf16_kernels.h), which the engine uses only when asked
 // (--amx-bf16): on the hardware where the CPU has AMX-BF16, else on the models of the
 // tiles and vectors (any x86 CPU). Prompts of 32 tokens or more go through them, so their
-// logits move off llama.cpp's by the BF16 rounding of weights and activations. Measured on
-// a Sapphire-Rapids-class Xeon: 0.111 (tiny-llama Q8_0), 0.104 (Q4_0), 0.769 (tiny-qwen2
-// Q8_0, one prompt), with 3, 5 and 4 of ~100 argmax positions differing; the int8 tiles
-// and every other kernel match to 1e-6 (above). Bounds: 1.0 and 8 positions.
+// logits move off llama.cpp's by the BF16 rounding of weights and activations, by up to a
+// few tenths with a few argmax positions of ~100 differing (docs/performance.md, "Figures
+// behind the engine's code"); the int8 tiles and every other kernel match to 1e-6 (above).
+// Bounds: 1.0 and 8 positions.
 TEST_CASE("forward reference: the BF16 tiles stay near llama.cpp's logits", "[forward][reference]") {
   if (const kernels::Backend* hw = kernels::simd_backend(KernelIsa::AmxBf16)) {
     for (const char* stem : {"tiny-llama-q8_0", "tiny-llama-q4_0", "tiny-qwen2-q8_0"}) check_model({stem, 1.0, 1.0, 8}, *hw);
     return;
   }
-  // On the models (a plain loop per lane: ~20 s for all three) only the farthest one.
+  // On the models (a plain loop per lane: slow) only the farthest one.
   const kernels::Backend* model = kernels::simd_backend(KernelIsa::AmxBf16Model);
   if (!model) test::skip_test("not an x86 build: no BF16 tile kernels");
   check_model({"tiny-qwen2-q8_0", 1.0, 1.0, 8}, *model);
@@ -327,9 +327,8 @@ TEST_CASE("forward reference: Q8_0 key cache against llama.cpp's F16-cache run",
 // (head dim 64; its 5-, 38- and 64-token prompts). The tiles' sums are FP32-exact in another
 // order, so the logits agree to FP32 noise except where an activation lands on the other
 // side of a Q8_K quant step (the flips of the tolerance comment above), which then moves
-// the later layers' inputs too. Measured: on a Sapphire-Rapids-class Xeon's tiles every
-// position within 3.8e-6 but one (0.121); on the models of the tiles 86 of 102 positions
-// within 2.9e-6, the others up to 0.35. A wrong attention moves every position. Bounds: 3/4
+// the later layers' inputs too: most positions agree to a few 1e-6, a few move by up to a
+// few tenths (docs/performance.md). A wrong attention moves every position. Bounds: 3/4
 // of the positions within 1e-5 (argmax equal there), every position within 1.0. On the
 // hardware where the tiles attend, else on the models of the tiles and vectors.
 TEST_CASE("forward reference: attention on the tiles gives the vector kernel's logits", "[forward][reference]") {

@@ -139,7 +139,7 @@ TEST_CASE("attention on the model of the BF16 tiles is FP32-exact and the same f
 TEST_CASE("attention on the hardware BF16 tiles, where the CPU has AMX-BF16") {
   const SimdKernels* hw = simd_kernels(KernelIsa::Amx);
   if (!hw || !hw->attend_f16_tiles)
-    test::skip_test(std::string("the tiles do not attend here: ") + attend_tiles_status() +
+    test::skip_test(std::string("the tiles do not attend here: ") + to_string(attend_tiles_state()) +
                     "; the hardware kernel was not run");
   std::mt19937 rng(6);
   check_kernel(hw->attend_f16_tiles, rng, false);

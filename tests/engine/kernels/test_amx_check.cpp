@@ -19,7 +19,7 @@
 #if defined(__x86_64__)
 #include "engine/kernels/amx/amx_bf16_kernels.h"
 #include "engine/kernels/amx/tile_model.h"
-#include "engine/kernels/model/vec16_model.h"
+#include "engine/kernels/emulated/vec16_model.h"
 #endif
 #include "engine/runtime/cpu_features.h"
 #include "engine/quant/float16.h"
@@ -133,20 +133,20 @@ TEST_CASE("the AMX check refuses a kernel whose results differ") {
 
 TEST_CASE("the AMX tile kernels on the hardware, where the CPU has AMX") {
   const CpuFeatures& cpu = cpu_features();
-  const std::string status = amx_status();
+  const AmxStatus status = amx_state();
   if (!cpu.amx_tile || !cpu.amx_int8) {
-    CHECK(status == "not on this CPU");
+    CHECK(status == AmxStatus::NotOnCpu);
     CHECK(simd_kernels(KernelIsa::Amx) == nullptr);
     test::skip_test("this CPU has no AMX: the hardware tile kernels were not run");
   }
-  INFO("amx: " << status);
+  INFO("amx: " << to_string(status));
   const SimdKernels* amx = simd_kernels(KernelIsa::Amx);
-  CHECK((amx != nullptr) == (status == "in use"));
+  CHECK((amx != nullptr) == (status == AmxStatus::InUse));
   // The real instructions disagreeing with their model is a bug to fix, even though the
   // engine then safely keeps to the VNNI kernel.
-  CHECK(status.find("differ") == std::string::npos);
+  CHECK(status != AmxStatus::DiffersFromVnni);
   if (!amx) {
-    WARN("AMX is present but not used: " << status);
+    WARN("AMX is present but not used: " << to_string(status));
     return;
   }
   check_tiles(*amx);
@@ -186,13 +186,13 @@ TEST_CASE("the BF16 tile kernels on the hardware are their model, where the CPU 
     CHECK(simd_kernels(KernelIsa::AmxBf16) == nullptr);
     test::skip_test("this CPU has no AMX-BF16: the hardware BF16 tiles were not run");
   }
-  const std::string status = amx_bf16_status();
-  INFO("BF16 tiles: " << status);
-  CHECK(status.find("bound") == std::string::npos);
+  const AmxStatus status = amx_bf16_state();
+  INFO("BF16 tiles: " << to_string(status));
+  CHECK(status != AmxStatus::OutsideBound);
   const SimdKernels* hw = simd_kernels(KernelIsa::AmxBf16);
-  CHECK((hw != nullptr) == (status == "in use"));
+  CHECK((hw != nullptr) == (status == AmxStatus::InUse));
   if (!hw) {
-    WARN("AMX-BF16 is present but not used: " << status);
+    WARN("AMX-BF16 is present but not used: " << to_string(status));
     return;
   }
   const SimdKernels* model = simd_kernels(KernelIsa::AmxBf16Model);

@@ -231,13 +231,13 @@ TEST_CASE("avx2-vnni packed kernels match the scalar reference") { check_isa(Ker
 TEST_CASE("avx2-vnni packed kernels (EVEX twin) match the scalar reference") { check_isa(KernelIsa::Avx2VnniEvex); }
 
 // The AVX-512 VNNI kernels' code on the software model of the vectors
-// (kernels/model/vec16_model.h): on every x86 CPU, with AVX-512 or not.
+// (kernels/emulated/vec16_model.h): on every x86 CPU, with AVX-512 or not.
 TEST_CASE("avx512 packed kernels (software model of the vectors) match the scalar reference") {
   check_isa(KernelIsa::Avx512Model);
 }
 
 // AMX tiles for prefill: on the hardware where the CPU has AMX, and on every x86 CPU on the
-// software models of the tiles and vectors (kernels/amx/tile_model.h, kernels/model).
+// software models of the tiles and vectors (kernels/amx/tile_model.h, kernels/emulated).
 TEST_CASE("amx packed kernels match the scalar reference") { check_isa(KernelIsa::Amx); }
 
 TEST_CASE("amx packed kernels (software model of the tiles) match the scalar reference") {

@@ -2,7 +2,7 @@
 // (Avx512Traits, kernels/avx512/traits_avx512.h): the same operations with the same
 // results, lane by lane, as loops over plain arrays in the base instruction set. The
 // kernels of packed_kernels.h, float_kernels.h, attend_q8_kernels.h and amx_kernels.h,
-// instantiated over it (kernels_model.cpp), run on any machine, so the tests check that
+// instantiated over it (kernels_emulated.cpp), run on any machine, so the tests check that
 // code (its tiles, panel halves, block bookkeeping and the AMX loops) where the CPU has no
 // AVX-512; on a CPU that has it they also check the model against the real instructions.
 //
