@@ -1,5 +1,5 @@
 // The check the AMX kernels pass before the engine uses them (simd_kernels.cpp,
-// amx_status): on this CPU, a tile matmul over small random Q8_0, Q4_0 and Q5_0 matrices
+// amx_state): on this CPU, a tile matmul over small random Q8_0, Q4_0 and Q5_0 matrices
 // (several panels, an odd number of blocks, a batch that is not a whole number of tiles)
 // must give exactly the bits the AVX-512 VNNI kernel gives. The tile kernels were written
 // and tested against a software model of the instructions (kernels/amx/tile_model.h); this

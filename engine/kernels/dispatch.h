@@ -208,9 +208,4 @@ AmxStatus amx_bf16_state();
 // amx_bf16_state(), checked against attention in double precision (amx_check.h).
 AmxStatus attend_tiles_state();
 
-// The same as text, for the lines that show them.
-inline const char* amx_status() { return to_string(amx_state()); }
-inline const char* amx_bf16_status() { return to_string(amx_bf16_state()); }
-inline const char* attend_tiles_status() { return to_string(attend_tiles_state()); }
-
 }  // namespace wafer

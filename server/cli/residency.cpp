@@ -47,8 +47,8 @@ Result<Residency> measure_residency(const GgufFile& file, int threads) {
   r.l2_bytes = cpu.l2_bytes;
   r.l3_bytes = cpu.l3_bytes;
   r.kernels = std::string(kernels::default_backend().name());
-  r.amx = amx_status();
-  r.attention_tiles = attend_tiles_status();
+  r.amx = to_string(amx_state());
+  r.attention_tiles = to_string(attend_tiles_state());
   ThreadPool pool(threads);
   r.threads = pool.size();
   r.bytes_per_thread = r.weight_bytes_per_token / static_cast<uint64_t>(r.threads);

@@ -23,8 +23,8 @@ struct Residency {
   uint64_t bytes_per_thread = 0;        // each thread's fixed slice
   uint64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
   std::string kernels;                  // the backend CPUID chose ("avx512-vnni", "avx2-vnni", ...)
-  std::string amx;                      // amx_status(): "in use", "not on this CPU", or why not
-  std::string attention_tiles;          // attend_tiles_status(): prefill attention on the BF16 tiles
+  std::string amx;                      // to_string(amx_state()): "in use", "not on this CPU", or why not
+  std::string attention_tiles;          // to_string(attend_tiles_state()): prefill attention on the BF16 tiles
   double read_gbs = 0;                  // median of the measured passes
   double ceiling_tok_s = 0;             // read_gbs * 1e9 / weight_bytes_per_token
   double cached_fraction = 0;           // share of the per-thread bytes that fit its L2

@@ -114,8 +114,8 @@ TEST_CASE("wafer info --residency: weights and KV cache read per token, and the 
   CHECK(t.out.find("residency:\n  weights read per decoded token: ") != std::string::npos);
   CHECK(t.out.find(" per thread, 1 threads)") != std::string::npos);
   CHECK(t.out.find("  kernels: " + std::string(kernels::default_backend().name()) +
-                   " (chosen by the CPU's features; AMX: " + amx_status() + "; attention on tiles: " +
-                   attend_tiles_status() + "); caches: ") != std::string::npos);
+                   " (chosen by the CPU's features; AMX: " + to_string(amx_state()) + "; attention on tiles: " +
+                   to_string(attend_tiles_state()) + "); caches: ") != std::string::npos);
   CHECK(t.out.find("KV cache per token of context: f16 0.2 KiB, q8_0 not possible (key head size), f32 0.5 KiB") !=
         std::string::npos);
 
@@ -136,8 +136,8 @@ TEST_CASE("wafer info --residency: weights and KV cache read per token, and the 
     CHECK(r["decode_ceiling_tok_s"].get<double>() == Approx(bw * 1e9 / weights));
     CHECK(r["depth"] == 1500);
     CHECK(r["kernels"] == std::string(kernels::default_backend().name()));
-    CHECK(r["amx"] == std::string(amx_status()));
-    CHECK(r["attention_tiles"] == std::string(attend_tiles_status()));
+    CHECK(r["amx"] == std::string(to_string(amx_state())));
+    CHECK(r["attention_tiles"] == std::string(to_string(attend_tiles_state())));
     CHECK(r["decode_ceiling_at_depth_tok_s"].get<double>() ==
           Approx(bw * 1e9 / (weights + 1500 * r["kv_bytes_per_token"]["f16"].get<double>())));
   }
