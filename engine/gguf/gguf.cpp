@@ -3,25 +3,19 @@
 #include "engine/gguf/gguf.h"
 
 #include "engine/runtime/mapping_guard.h"
+#include "engine/runtime/platform.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
 #include <limits>
 
 namespace wafer {
 
 struct GgufFile::Mapping {
-  void* addr = nullptr;
-  size_t len = 0;
+  platform::FileView view;
   ~Mapping() {
-    if (!addr) return;
-    unguard_mapping(addr);
-    ::munmap(addr, len);
+    if (!view.data) return;
+    unguard_mapping(view.data);
+    platform::unmap_file(view);
   }
 };
 
@@ -92,35 +86,13 @@ GgufValue gguf_read_scalar(GgufType type, const uint8_t* q) {
 
 Result<GgufFile> GgufFile::open(const std::filesystem::path& path) {
   auto fail = [&](const std::string& msg) { return make_error(path.string() + ": " + msg); };
-  // O_NONBLOCK: a path naming a FIFO (a client can name any path as its model) must give
-  // "not a regular file" below, not block the engine thread in open() forever.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return fail(std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int e = errno;
-    ::close(fd);
-    return fail(std::strerror(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail("not a regular file");
-  }
   auto mapping = std::make_unique<Mapping>();
-  size_t size = static_cast<size_t>(st.st_size);
-  if (size > 0) {
-    void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (addr == MAP_FAILED) {
-      int e = errno;
-      ::close(fd);
-      return fail(std::string("mmap: ") + std::strerror(e));
-    }
-    mapping->addr = addr;
-    mapping->len = size;
-    guard_mapping(addr, size);  // a file truncated while mapped must not kill us (SIGBUS)
-  }
-  ::close(fd);
-  Result<GgufFile> parsed = parse(mapping->addr, size);
+  std::string error;
+  if (!platform::map_file(path, mapping->view, error)) return fail(error);
+  const size_t size = mapping->view.bytes;
+  // A file truncated while mapped must not kill us (SIGBUS, an in-page error).
+  if (mapping->view.data) guard_mapping(mapping->view.data, size);
+  Result<GgufFile> parsed = parse(mapping->view.data, size);
   if (!parsed) return fail(parsed.error().message);
   parsed->mapping_ = std::move(mapping);
   return parsed;

@@ -1,12 +1,7 @@
 #include "engine/runtime/cpu_features.h"
 
-#include <sched.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <set>
 #include <sstream>
 #include <utility>
 
@@ -16,67 +11,13 @@
 namespace wafer {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
-
-// "32K", "1024K", "32M" (sysfs cache size) -> bytes.
-uint64_t parse_size(const std::string& s) {
-  if (s.empty()) return 0;
-  uint64_t v = 0;
-  size_t i = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') v = v * 10 + static_cast<uint64_t>(s[i++] - '0');
-  if (i < s.size() && (s[i] == 'K' || s[i] == 'k')) v <<= 10;
-  if (i < s.size() && (s[i] == 'M' || s[i] == 'm')) v <<= 20;
-  return v;
-}
-
-// Cache sizes from sysfs when the kernel exposes them (not always so in VMs).
-bool caches_from_sysfs(CpuFeatures& f) {
-  bool any = false;
-  for (int idx = 0; idx < 8; ++idx) {
-    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/";
-    std::string level = read_text(dir + "level");
-    if (level.empty()) break;
-    std::string type = read_text(dir + "type");
-    uint64_t size = parse_size(read_text(dir + "size"));
-    any = true;
-    if (level == "1" && type == "Data") f.l1d_bytes = size;
-    if (level == "2") f.l2_bytes = size;
-    if (level == "3") f.l3_bytes = size;
-  }
-  return any && f.l2_bytes != 0;
-}
-
-// Physical cores among the CPUs this process may use: SMT siblings share a
-// thread_siblings_list in sysfs; without sysfs every CPU counts as a core.
+// Physical cores among the CPUs this process may use, as the OS groups them.
 void detect_cores(CpuFeatures& f) {
-  std::vector<int> cpus;
-#if defined(__linux__)
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-#endif
-  if (cpus.empty()) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (int c = 0; c < std::max(1L, n); ++c) cpus.push_back(c);
-  }
+  const std::vector<int> cpus = platform::allowed_cpus();
   f.logical_cpus = static_cast<uint32_t>(cpus.size());
-  std::set<std::string> seen;
-  for (int c : cpus) {
-    std::string sib =
-        read_text("/sys/devices/system/cpu/cpu" + std::to_string(c) + "/topology/thread_siblings_list");
-    if (sib.empty()) sib = std::to_string(c);
-    if (seen.insert(sib).second) f.core_cpus.push_back(c);
-  }
+  f.core_cpus = platform::one_cpu_per_core(cpus);
   f.physical_cores = static_cast<uint32_t>(f.core_cpus.size());
-  const uint32_t hint = cpu_isa::physical_cores_hint();  // no sysfs (macOS)
+  const uint32_t hint = cpu_isa::physical_cores_hint();  // where the OS groups none (macOS)
   if (hint != 0 && hint < f.physical_cores) {
     f.physical_cores = hint;
     f.core_cpus.resize(hint);
@@ -85,7 +26,7 @@ void detect_cores(CpuFeatures& f) {
 
 CpuFeatures detect() {
   CpuFeatures f;
-  const bool caches_known = caches_from_sysfs(f);
+  const bool caches_known = platform::cache_sizes(f.l1d_bytes, f.l2_bytes, f.l3_bytes);
   cpu_isa::detect(f, caches_known);
   detect_cores(f);
   return f;

@@ -1,7 +1,5 @@
 #include "engine/runtime/huge_pages.h"
 
-#include <sys/mman.h>
-
 #include <cstdint>
 
 #include "engine/runtime/platform.h"
@@ -15,20 +13,13 @@ size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 void* map_huge_raw(size_t bytes) {
   const size_t n = round_up(bytes == 0 ? 1 : bytes, kHugePage);
-  // Over-map by one huge page and trim, so the start is 2 MiB aligned.
-  void* raw = mmap(nullptr, n + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  const auto base = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = round_up(base, kHugePage);
-  if (aligned > base) munmap(raw, aligned - base);
-  const size_t tail = base + n + kHugePage - (aligned + n);
-  if (tail) munmap(reinterpret_cast<void*>(aligned + n), tail);
-  platform::advise_huge_pages(reinterpret_cast<void*>(aligned), n);  // advice: ignored where THP is off
-  return reinterpret_cast<void*>(aligned);
+  void* p = platform::map_pages(n, kHugePage);
+  if (p) platform::advise_huge_pages(p, n);  // advice: ignored where the OS does not take it
+  return p;
 }
 
 void unmap_huge(void* p, size_t bytes) {
-  if (p) munmap(p, round_up(bytes == 0 ? 1 : bytes, kHugePage));
+  if (p) platform::unmap_pages(p, round_up(bytes == 0 ? 1 : bytes, kHugePage));
 }
 
 std::shared_ptr<uint8_t> map_huge(size_t bytes) {

@@ -1,10 +1,9 @@
 #include "engine/runtime/mapping_guard.h"
 
-#include <signal.h>
-#include <sys/mman.h>
-
 #include <atomic>
 #include <mutex>
+
+#include "engine/runtime/platform.h"
 
 namespace wafer {
 namespace {
@@ -17,24 +16,18 @@ std::atomic<uint64_t> g_faults{0};
 std::mutex g_mu;
 bool g_installed = false;
 
-void on_sigbus(int sig, siginfo_t* info, void*) {
-  auto at = reinterpret_cast<uintptr_t>(info->si_addr);
+bool on_fault(uintptr_t at) {
   for (int i = 0; i < kSlots; ++i) {
     uintptr_t b = g_begin[i].load(std::memory_order_acquire);
     uintptr_t e = g_end[i].load(std::memory_order_acquire);
     if (b == 0 || at < b || at >= e) continue;
     // Zero pages over the whole mapping, at the same address: the read is retried and
-    // succeeds. (mmap is a plain system call, safe here in practice.)
-    void* r = ::mmap(reinterpret_cast<void*>(b), e - b, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    if (r != MAP_FAILED) {
-      g_faults.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
-    break;
+    // succeeds.
+    if (!platform::replace_with_zero_pages(b, e - b)) return false;
+    g_faults.fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
-  // Not ours (or the remap failed): the default action, as without the guard.
-  signal(sig, SIG_DFL);
-  raise(sig);
+  return false;  // not ours: the fault takes its default course
 }
 
 }  // namespace
@@ -43,11 +36,7 @@ void guard_mapping(const void* addr, size_t len) {
   if (!addr || len == 0) return;
   std::lock_guard lock(g_mu);
   if (!g_installed) {
-    struct sigaction sa {};
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, nullptr);
+    platform::install_mapping_fault_handler(on_fault);
     g_installed = true;
   }
   auto b = reinterpret_cast<uintptr_t>(addr);

@@ -1,7 +1,5 @@
 #include "engine/runtime/memory_bandwidth.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -29,11 +27,9 @@ uint64_t sum_words(const uint64_t* p, size_t n) {
 }
 
 struct MappedBuffer {
-  void* p = MAP_FAILED;
+  void* p = nullptr;
   size_t n = 0;
-  ~MappedBuffer() {
-    if (p != MAP_FAILED) munmap(p, n);
-  }
+  ~MappedBuffer() { platform::unmap_pages(p, n); }
 };
 
 }  // namespace
@@ -47,8 +43,8 @@ Result<Bandwidth> measure_read_bandwidth(ThreadPool& pool, const BandwidthOption
 
   MappedBuffer buf;
   buf.n = bytes;
-  buf.p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (buf.p == MAP_FAILED) return make_error("bandwidth: cannot map a " + std::to_string(bytes >> 20) + " MiB buffer");
+  buf.p = platform::map_pages(bytes, size_t{2} << 20);
+  if (!buf.p) return make_error("bandwidth: cannot map a " + std::to_string(bytes >> 20) + " MiB buffer");
   platform::advise_huge_pages(buf.p, bytes);  // advice only: fewer TLB misses when granted
 
   auto* words = static_cast<uint64_t*>(buf.p);

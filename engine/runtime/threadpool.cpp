@@ -1,7 +1,5 @@
 #include "engine/runtime/threadpool.h"
 
-#include <pthread.h>
-
 #include <chrono>
 #include <algorithm>
 
@@ -57,7 +55,7 @@ void ThreadPool::pin_caller() {
   if (cpus_.empty()) return;
   auto self = std::this_thread::get_id();
   if (self == pinned_caller_) return;
-  platform::pin_thread(pthread_self(), cpus_[0]);
+  platform::pin_current_thread(cpus_[0]);
   pinned_caller_ = self;
 }
 
@@ -97,7 +95,7 @@ void ThreadPool::run_tasks(int n_tasks, TaskFn fn) {
 }
 
 void ThreadPool::worker_main(int thread) {
-  if (!cpus_.empty()) platform::pin_thread(pthread_self(), cpus_[thread]);
+  if (!cpus_.empty()) platform::pin_current_thread(cpus_[thread]);
   flush_denormals_in_this_thread();
   // Generation 0 is the state before the first run (not a load: the owner may already
   // have published generation 1 by the time this thread starts).
