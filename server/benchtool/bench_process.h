@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/base/result.h"
+#include "server/platform/platform.h"
 
 namespace wafer::bench {
 
@@ -19,7 +20,7 @@ class ChildProcess {
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
-  // Starts argv (argv[0] looked up on PATH when it has no '/').
+  // Starts argv (argv[0] looked up on PATH when it has no directory).
   Status start(const std::vector<std::string>& argv);
   Status write(std::string_view bytes);
   void close_stdin();
@@ -33,11 +34,8 @@ class ChildProcess {
   std::string stderr_tail(size_t max_bytes = 2000) const;
 
  private:
-  int pid_ = -1;
-  int in_ = -1, out_ = -1;
+  os::Child child_;
   std::string err_path_;
-  bool exited_ = false;
-  int status_ = -1;
 };
 
 }  // namespace wafer::bench

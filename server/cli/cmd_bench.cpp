@@ -3,7 +3,6 @@
 // (llama.cpp /infill or OpenAI-style /v1/completions); --target adds more targets run on
 // the same trace, side by side. Summary on the terminal, JSON (--json, --out) and HTML
 // (--html) reports.
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "server/benchtool/bench_lsp.h"
 #include "server/benchtool/bench_replay.h"
 #include "server/cli/commands.h"
+#include "server/platform/platform.h"
 
 namespace wafer {
 namespace {
@@ -36,9 +36,8 @@ std::vector<std::string> split_words(const std::string& s) {
 }
 
 std::string self_binary() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "wafer" : p.string();
+  const auto p = os::executable_path();
+  return p.empty() ? "wafer" : p.string();
 }
 
 // `wafer lsp` with the bench's model and daemon options.
@@ -200,7 +199,7 @@ int run_bench(const Options& o) {
 
   // Run each target on the same trace, one after the other.
   std::vector<RunReport> runs;
-  const bool tty = isatty(2) && !o.json;
+  const bool tty = os::is_terminal(2) && !o.json;
   for (size_t i = 0; i < targets.size(); ++i) {
     ReplayOptions ro;
     ro.accept_probability = o.accept;

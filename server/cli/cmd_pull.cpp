@@ -5,7 +5,6 @@
 // The bytes land in FILE.part (resumed on the next run if the transfer breaks), are checked
 // (size and SHA-256 when known, and a full GGUF header parse) and only then renamed to FILE,
 // so the cache never holds a half-written or corrupt model under its final name.
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -15,6 +14,7 @@
 #include "server/pull/http_download.h"
 #include "server/pull/model_catalog.h"
 #include "server/pull/sha256.h"
+#include "server/platform/platform.h"
 
 namespace wafer {
 namespace {
@@ -33,7 +33,7 @@ void print_catalog() {
 // Progress on stderr: redrawn in place on a terminal, else one line per 10 % (or 64 MiB).
 class ProgressLine {
  public:
-  explicit ProgressLine(std::string file) : file_(std::move(file)), tty_(isatty(2)) {}
+  explicit ProgressLine(std::string file) : file_(std::move(file)), tty_(os::is_terminal(2)) {}
 
   void update(uint64_t have, uint64_t total) {
     if (have == 0) return;  // nothing to show before the first bytes arrive

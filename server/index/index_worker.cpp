@@ -2,11 +2,7 @@
 
 #include <chrono>
 
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
+#include "server/platform/platform.h"
 
 namespace wafer {
 
@@ -57,10 +53,7 @@ void IndexWorker::update(std::string relative) {
 }
 
 void IndexWorker::run() {
-#if defined(__linux__)
-  // Linux keeps a nice value per thread: this one yields to the engine and the loop.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
-#endif
+  os::lower_thread_priority();  // yields to the engine and the loop
   for (;;) {
     Task task;
     {

@@ -1,8 +1,8 @@
 #include "server/lsp/transport.h"
 
-#include <arpa/inet.h>
 
 #include <charconv>
+#include <cstring>
 #include <deque>
 #include <vector>
 
@@ -244,8 +244,10 @@ class TcpTransport : public UvTransport {
     sockaddr_storage bound{};
     int len = sizeof bound;
     uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr*>(&bound), &len);
-    int port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
-                                           : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+    const uint16_t raw = bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                     : reinterpret_cast<sockaddr_in*>(&bound)->sin_port;
+    const auto* be = reinterpret_cast<const unsigned char*>(&raw);  // network byte order
+    int port = be[0] << 8 | be[1];
     if (on_listening) on_listening(port);
     return {};
   }
@@ -311,14 +313,15 @@ Result<ListenAddress> parse_listen_address(std::string_view text) {
   if (host.empty() || host == "localhost") host = "127.0.0.1";
   a.host = std::string(host);
   if (a.ipv6) {
-    in6_addr v6{};
-    if (inet_pton(AF_INET6, a.host.c_str(), &v6) != 1) return make_error("--listen: bad IPv6 address '" + a.host + "'");
-    a.loopback = IN6_IS_ADDR_LOOPBACK(&v6);
+    unsigned char v6[16] = {};
+    if (uv_inet_pton(AF_INET6, a.host.c_str(), v6) != 0) return make_error("--listen: bad IPv6 address '" + a.host + "'");
+    static const unsigned char kLoopback6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    a.loopback = std::memcmp(v6, kLoopback6, sizeof v6) == 0;
   } else {
-    in_addr v4{};
-    if (inet_pton(AF_INET, a.host.c_str(), &v4) != 1)
+    unsigned char v4[4] = {};
+    if (uv_inet_pton(AF_INET, a.host.c_str(), v4) != 0)
       return make_error("--listen: expected a numeric IPv4 address or localhost, got '" + a.host + "'");
-    a.loopback = (ntohl(v4.s_addr) >> 24) == 127;
+    a.loopback = v4[0] == 127;
   }
   return a;
 }

@@ -1,5 +1,7 @@
 #include "server/pull/model_catalog.h"
 
+#include "server/platform/platform.h"
+
 #include <array>
 #include <cstdlib>
 
@@ -79,11 +81,9 @@ Result<PullTarget> resolve_pull_target(std::string_view arg, std::string_view sh
 
 Result<std::filesystem::path> model_cache_dir(const std::string& override_dir) {
   if (!override_dir.empty()) return std::filesystem::path(override_dir);
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg == '/') return std::filesystem::path(xdg) / "wafer" / "models";
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::filesystem::path(home) / ".cache" / "wafer" / "models";
-  return make_error("no cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir");
+  std::string error;
+  if (auto root = os::user_cache_dir(error)) return *root / "wafer" / "models";
+  return make_error(error);
 }
 
 Result<std::string> resolve_model_path(const std::string& model, const std::string& cache_dir_override) {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "server/platform/platform.h"
 #include "server/pull/model_catalog.h"
 
 namespace wafer {
@@ -37,9 +38,8 @@ const char* to_string(ModelSource source) {
 ModelSearch default_model_search(const std::string& cache_dir_override) {
   ModelSearch s;
   s.cache_dir = cache_dir_override;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) s.bundled.push_back(exe.parent_path().parent_path() / "share" / "wafer" / "models" / kBundledModelFile);
+  const fs::path exe = os::executable_path();
+  if (!exe.empty()) s.bundled.push_back(exe.parent_path().parent_path() / "share" / "wafer" / "models" / kBundledModelFile);
 #ifdef WAFER_SOURCE_DIR
   s.bundled.push_back(fs::path(WAFER_SOURCE_DIR) / "models" / kBundledModelFile);
 #endif
@@ -50,8 +50,8 @@ Result<std::string> expand_user_path(std::string_view in) {
   std::string out;
   size_t i = 0;
   if (!in.empty() && in[0] == '~' && (in.size() == 1 || in[1] == '/')) {
-    const char* home = std::getenv("HOME");
-    if (!home || !*home) return make_error("cannot expand '" + std::string(in) + "': $HOME is not set");
+    const std::string home = os::home_dir();
+    if (home.empty()) return make_error("cannot expand '" + std::string(in) + "': $HOME is not set");
     out = home;
     i = 1;
   }

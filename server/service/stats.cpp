@@ -5,10 +5,11 @@
 #include <cstdint>
 #include <fstream>
 
-#include <unistd.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+
+#include "server/platform/platform.h"
 
 namespace wafer {
 
@@ -80,13 +81,7 @@ size_t Stats::bytes() const {
   return n;
 }
 
-long resident_kib() {
-  std::ifstream f("/proc/self/statm");
-  long size = 0, resident = 0;
-  if (!(f >> size >> resident)) return -1;
-  static const long page_kib = sysconf(_SC_PAGESIZE) / 1024;
-  return resident * page_kib;
-}
+long resident_kib() { return os::resident_kib(); }
 
 HeapUse heap_use() {
   HeapUse h;

@@ -10,7 +10,8 @@ Rules (docs/architecture.md explains them):
   - Outside server/cli/, the server includes from the engine only engine/engine.h,
     engine/types.h and engine/base/.
   - Each server folder includes only the server folders listed for it below (server/lsp/
-    nothing of server/service/, for example).
+    nothing of server/service/, for example); server/platform/ (the process's OS services)
+    includes no other server folder.
   - Nothing in engine/ or server/ includes tests/ (test doubles and fixtures stay out of
     the product), and, given the built `wafer`, none of their symbols is in it.
   - No folder of engine/ or server/ holds more than 25 source files.
@@ -27,16 +28,17 @@ ENGINE_ORDER = ["base", "runtime", "quant", "gguf", "tokenizer", "kernels", "mod
 # engine/types.h sits just above base (value types only); engine/engine.h above decode;
 # files at engine/ itself (the facade's implementation) may include any engine layer.
 SERVER_ALLOWED = {
+    "platform": set(),
     "config": set(),
     "document": set(),
     "prompt": {"document"},
-    "pull": {"config"},
+    "pull": {"config", "platform"},
     "backends": {"config", "document", "prompt"},
-    "index": {"document", "prompt"},
-    "service": {"config", "document", "prompt", "backends", "pull", "index"},
+    "index": {"document", "prompt", "platform"},
+    "service": {"config", "document", "prompt", "backends", "pull", "index", "platform"},
     "lsp": {"config", "document", "prompt", "backends", "pull", "index", "service"},
-    "benchtool": {"config", "document", "lsp", "prompt", "backends", "service", "pull", "index"},
-    "cli": {"config", "document", "lsp", "prompt", "backends", "service", "pull", "benchtool", "index"},
+    "benchtool": {"config", "document", "lsp", "prompt", "backends", "service", "pull", "index", "platform"},
+    "cli": {"config", "document", "lsp", "prompt", "backends", "service", "pull", "benchtool", "index", "platform"},
 }
 SERVER_ENGINE_OK = re.compile(r"^engine/(engine\.h|types\.h|base/)")
 FIXTURE_SYMBOLS = ["FakeEngine", "write_synthetic_model", "install_fake_engine"]

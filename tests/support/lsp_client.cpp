@@ -1,13 +1,5 @@
 #include "tests/support/lsp_client.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
 #include <thread>
 
@@ -25,92 +17,25 @@ int remaining_ms(Clock::time_point deadline) {
 }  // namespace
 
 Subprocess::Subprocess(const std::vector<std::string>& argv) {
-  int in_pipe[2], out_pipe[2];
-  if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  std::string err_path = (dir_ / "stderr").string();
-  pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error("fork failed");
-  if (pid_ == 0) {
-    dup2(in_pipe[0], 0);
-    dup2(out_pipe[1], 1);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (err >= 0) dup2(err, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(in_pipe[0]);
-  close(out_pipe[1]);
-  in_ = in_pipe[1];
-  out_ = out_pipe[0];
-  signal(SIGPIPE, SIG_IGN);
+  std::string error;
+  if (!child_.start(argv, dir_ / "stderr", error)) throw std::runtime_error(error);
 }
 
-Subprocess::~Subprocess() {
-  if (!exited_ && pid_ > 0) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
-  if (in_ >= 0) close(in_);
-  if (out_ >= 0) close(out_);
-}
+Subprocess::~Subprocess() = default;  // the child is killed if it still runs
 
-bool Subprocess::write(std::string_view bytes) {
-  while (!bytes.empty()) {
-    if (in_ < 0) return false;
-    ssize_t n = ::write(in_, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
+bool Subprocess::write(std::string_view bytes) { return child_.write(bytes); }
 
-void Subprocess::close_stdin() {
-  if (in_ >= 0) close(in_);
-  in_ = -1;
-}
+void Subprocess::close_stdin() { child_.close_stdin(); }
 
-void Subprocess::close_stdout() {
-  if (out_ >= 0) close(out_);
-  out_ = -1;
-}
+void Subprocess::close_stdout() { child_.close_stdout(); }
 
 std::optional<std::string> Subprocess::read_some(int timeout_ms) {
-  if (out_ < 0) return std::nullopt;
-  pollfd p{out_, POLLIN, 0};
-  int rc = poll(&p, 1, timeout_ms);
-  if (rc <= 0) return std::string();
-  char buf[65536];
-  ssize_t n = read(out_, buf, sizeof buf);
-  if (n <= 0) return std::nullopt;
-  return std::string(buf, static_cast<size_t>(n));
+  std::string out;
+  if (child_.read(timeout_ms, out) < 0) return std::nullopt;
+  return out;
 }
 
-int Subprocess::wait(int timeout_ms) {
-  if (exited_) return status_;
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  int raw = 0;
-  for (;;) {
-    pid_t r = waitpid(pid_, &raw, WNOHANG);
-    if (r == pid_) break;
-    if (Clock::now() > deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &raw, 0);
-      exited_ = true;
-      status_ = -1;
-      return status_;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  exited_ = true;
-  status_ = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return status_;
-}
+int Subprocess::wait(int timeout_ms) { return child_.wait(timeout_ms); }
 
 std::string Subprocess::stderr_text() const {
   try {

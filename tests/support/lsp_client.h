@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/platform/platform.h"
 #include "tests/support/testing.h"
 
 namespace wafer::test {
@@ -38,14 +39,11 @@ class Subprocess {
   // timeout_ms.
   int wait(int timeout_ms);
   std::string stderr_text() const;
-  int pid() const { return pid_; }
+  int pid() const { return static_cast<int>(child_.id()); }
 
  private:
   TempDir dir_;
-  int pid_ = -1;
-  int in_ = -1, out_ = -1;
-  int status_ = -1;
-  bool exited_ = false;
+  os::Child child_;
 };
 
 class LspClient {

@@ -1,14 +1,13 @@
 #include "tests/support/testing.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "server/platform/platform.h"
 
 namespace wafer::test {
 
@@ -18,7 +17,7 @@ TempDir::TempDir() {
   static std::atomic<int> counter{0};
   fs::path base = fs::temp_directory_path();
   for (int attempt = 0;; ++attempt) {
-    fs::path p = base / ("wafer-test-" + std::to_string(::getpid()) + "-" +
+    fs::path p = base / ("wafer-test-" + std::to_string(os::process_id()) + "-" +
                          std::to_string(counter++) + "-" + std::to_string(attempt));
     std::error_code ec;
     if (fs::create_directory(p, ec)) {
@@ -64,7 +63,7 @@ WaferRun run_wafer(const std::string& args) {
   const std::string cmd = "'" + wafer_binary().string() + "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
                           (dir / "err").string() + "' </dev/null";
   const int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(dir / "out"), read_file(dir / "err")};
+  return {os::system_exit_code(raw), read_file(dir / "out"), read_file(dir / "err")};
 }
 
 std::string read_file(const fs::path& path) {

@@ -1,0 +1,75 @@
+// The process-level operating-system services of the daemon and the CLI, behind one
+// OS-neutral interface: posix.cpp (Linux, macOS) and windows.cpp (CMake compiles only the
+// current OS's). The engine's own services (memory, threads, CPUs) are in
+// engine/runtime/platform.h; these concern the process: its executable, its streams, its
+// memory use, the user's folders, and child processes with pipes (`wafer bench`, the tests).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wafer::os {
+
+// Puts stdin and stdout in binary mode (Windows: no CRLF translation under LSP framing).
+void binary_stdio();
+// UTF-8 command-line arguments (Windows: from the wide command line; elsewhere argv as is).
+std::vector<std::string> utf8_arguments(int argc, char** argv);
+// Whether the stream (2: stderr) is a terminal.
+bool is_terminal(int fd);
+// The running executable's path; empty when unknown.
+std::filesystem::path executable_path();
+// The process's resident memory in KiB; -1 where unknown.
+long resident_kib();
+// Lowers the calling thread's scheduling priority (background work: the workspace index).
+void lower_thread_priority();
+// The user's home folder; empty when unknown.
+std::string home_dir();
+// The folder for the user's cached downloads: $XDG_CACHE_HOME or ~/.cache on POSIX,
+// %LOCALAPPDATA% on Windows; an error message in `error` when none is set.
+std::optional<std::filesystem::path> user_cache_dir(std::string& error);
+// This process's id.
+long process_id();
+// The exit code in a std::system() result; -1 when the command did not exit normally.
+int system_exit_code(int raw);
+// Sets (value non-null) or removes an environment variable of this process.
+void set_env(const char* name, const char* value);
+
+// A child process whose stdin and stdout are pipes to us and whose stderr goes to a file.
+class Child {
+ public:
+  Child() = default;
+  ~Child();  // kills the child if it still runs
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  // Starts argv (argv[0] looked up on PATH when it has no directory); false with the
+  // reason in `error`.
+  bool start(const std::vector<std::string>& argv, const std::filesystem::path& stderr_file, std::string& error);
+  // Writes all bytes; false when the child no longer reads.
+  bool write(std::string_view bytes);
+  void close_stdin();
+  void close_stdout();
+  // Appends what is available on the child's stdout, waiting up to timeout_ms for the first
+  // bytes. 1: read some, 0: timed out, -1: end of stream.
+  int read(int timeout_ms, std::string& out);
+  // Waits up to timeout_ms for the child to exit (then kills it, and returns -1). The exit
+  // status, 128+signal when a signal ended it.
+  int wait(int timeout_ms);
+  // Ends the child now.
+  void kill();
+  bool running() const { return started_ && !exited_; }
+  long id() const { return id_; }
+
+ private:
+  bool started_ = false, exited_ = false;
+  int status_ = -1;
+  long id_ = -1;
+  intptr_t process_ = -1;  // the OS's handle where it has one
+  intptr_t in_ = -1, out_ = -1;
+};
+
+}  // namespace wafer::os
