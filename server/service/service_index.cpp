@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "server/platform/platform.h"
 #include "server/service/completion_service.h"
 #include "server/prompt/prompt_paths.h"
 
@@ -16,9 +17,7 @@ namespace {
 // The path of `uri` relative to `root` ("" when it is not below it).
 std::string relative_to(const std::string& root, const std::string& uri) {
   if (!uri.starts_with("file://")) return "";
-  const std::string path = path_from_uri(uri);
-  if (path.size() <= root.size() + 1 || !path.starts_with(root) || path[root.size()] != '/') return "";
-  return path.substr(root.size() + 1);
+  return path_below(root, path_from_uri(uri), native_path_style());
 }
 
 }  // namespace
@@ -32,12 +31,16 @@ void CompletionService::start_index(const std::string& uri) {
     root = repository_of(path_from_uri(uri));
     if (root.empty()) return;  // a loose file: no folder worth indexing
   }
-  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  while (root.size() > 1 && (root.back() == '/' || root.back() == static_cast<char>(fs::path::preferred_separator)) &&
+         fs::path(root) != fs::path(root).root_path())
+    root.pop_back();
   if (root == index_root_) return;
   // A whole disk or home folder is not a workspace: indexing it would read thousands of
   // unrelated files (an editor opened without a folder may send one as its root).
-  const char* home = std::getenv("HOME");
-  if (root == "/" || (home && root == fs::path(home).lexically_normal().string())) {
+  const std::string home = os::home_dir();
+  const auto style = native_path_style();
+  if (fs::path(root) == fs::path(root).root_path() ||
+      (!home.empty() && same_path(root, fs::path(home).lexically_normal().string(), style))) {
     log_.info("workspace index: not indexing " + root + " (not a project folder)");
     return;
   }
