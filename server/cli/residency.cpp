@@ -8,6 +8,7 @@
 #include "engine/compute/kv_cache.h"
 #include "engine/model/model_config.h"
 #include "engine/runtime/memory_bandwidth.h"
+#include "engine/runtime/platform.h"
 #include "engine/runtime/threadpool.h"
 
 namespace wafer {
@@ -47,6 +48,7 @@ Result<Residency> measure_residency(const GgufFile& file, int threads) {
   r.l2_bytes = cpu.l2_bytes;
   r.l3_bytes = cpu.l3_bytes;
   r.kernels = std::string(kernels::default_backend().name());
+  r.pages = platform::huge_pages_text();
   r.amx = to_string(amx_state());
   r.attention_tiles = to_string(attend_tiles_state());
   ThreadPool pool(threads);
@@ -77,12 +79,13 @@ std::string residency_text(const Residency& r) {
                 "core, L3 %s\n"
                 "  share of a thread's slice its L2 can hold: %.1f%%\n"
                 "  read bandwidth (measured now, %d threads): %.1f GB/s\n"
-                "  decode ceiling: %.1f tokens/s (bandwidth / bytes per token)\n",
+                "  decode ceiling: %.1f tokens/s (bandwidth / bytes per token)\n"
+                "  pages of the large buffers: %s\n",
                 mib(r.weight_bytes_per_token).c_str(), static_cast<unsigned long long>(r.matrices),
                 mib(r.bytes_per_thread).c_str(), r.threads, r.kernels.c_str(), r.amx.c_str(), r.attention_tiles.c_str(),
                 mib(r.l1d_bytes).c_str(),
                 mib(r.l2_bytes).c_str(),
-                mib(r.l3_bytes).c_str(), 100 * r.cached_fraction, r.threads, r.read_gbs, r.ceiling_tok_s);
+                mib(r.l3_bytes).c_str(), 100 * r.cached_fraction, r.threads, r.read_gbs, r.ceiling_tok_s, r.pages.c_str());
   std::string out = buf;
   if (r.kv_f16_bytes > 0) {
     char q8[48] = "not possible (key head size)";
@@ -105,6 +108,7 @@ nlohmann::json residency_json(const Residency& r) {
           {"bytes_per_thread", r.bytes_per_thread},
           {"kernels", r.kernels},
           {"amx", r.amx},
+          {"pages", r.pages},
           {"attention_tiles", r.attention_tiles},
           {"l1d_bytes", r.l1d_bytes},
           {"l2_bytes", r.l2_bytes},

@@ -24,6 +24,7 @@ struct Residency {
   uint64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
   std::string kernels;                  // the backend CPUID chose ("avx512-vnni", "avx2-vnni", ...)
   std::string amx;                      // to_string(amx_state()): "in use", "not on this CPU", or why not
+  std::string pages;                    // the large buffers' pages: huge ones where the OS gives them
   std::string attention_tiles;          // to_string(attend_tiles_state()): prefill attention on the BF16 tiles
   double read_gbs = 0;                  // median of the measured passes
   double ceiling_tok_s = 0;             // read_gbs * 1e9 / weight_bytes_per_token
