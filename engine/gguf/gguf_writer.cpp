@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 
 #include "engine/quant/float16.h"
@@ -227,13 +228,16 @@ Status GgufWriter::emit(Sink& sink) const {
 }
 
 Status GgufWriter::write(const std::filesystem::path& path) const {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), std::fclose);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) return make_error("gguf writer: cannot create " + path.string());
-  auto sink = [&](const void* p, size_t n) { return std::fwrite(p, 1, n, f.get()) == n; };
+  auto sink = [&](const void* p, size_t n) {
+    f.write(static_cast<const char*>(p), static_cast<std::streamsize>(n));
+    return static_cast<bool>(f);
+  };
   Status s = emit(sink);
-  if (s && std::fflush(f.get()) != 0) s = make_error("gguf writer: write failed");
+  if (s && !f.flush()) s = make_error("gguf writer: write failed");
   if (s) return s;
-  f.reset();
+  f.close();
   std::error_code ec;
   std::filesystem::remove(path, ec);  // no half-written model left behind
   return make_error(s.error().message + " (" + path.string() + ")");

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <vector>
 
 namespace wafer {
@@ -94,15 +95,15 @@ std::string Sha256::hex_digest() {
 }
 
 Result<std::string> sha256_file(const std::filesystem::path& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
+  std::ifstream f(path, std::ios::binary);
   if (!f) return make_error(path.string() + ": " + std::strerror(errno));
   Sha256 h;
   std::vector<char> buf(1 << 20);
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) h.update(buf.data(), n);
-  const bool failed = std::ferror(f);
-  std::fclose(f);
-  if (failed) return make_error(path.string() + ": read error");
+  while (f) {
+    f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    if (f.gcount() > 0) h.update(buf.data(), static_cast<size_t>(f.gcount()));
+  }
+  if (!f.eof()) return make_error(path.string() + ": read error");
   return h.hex_digest();
 }
 

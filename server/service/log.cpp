@@ -1,7 +1,6 @@
 #include "server/service/log.h"
 
 #include <chrono>
-#include <ctime>
 
 namespace wafer {
 
@@ -20,15 +19,12 @@ Logger::~Logger() {
 
 void Logger::log(LogLevel level, const std::string& message) {
   static const char* names[] = {"debug", "info", "warning", "error"};
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
-  std::fprintf(file_, "%s.%03d wafer %s: %s\n", stamp, static_cast<int>(ms), names[static_cast<int>(level)],
-               message.c_str());
+  // UTC time of day, from the clock alone (no gmtime_r: not every C library has it).
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count() % 86400000;
+  std::fprintf(file_, "%02d:%02d:%02d.%03d wafer %s: %s\n", static_cast<int>(ms / 3600000),
+               static_cast<int>(ms / 60000 % 60), static_cast<int>(ms / 1000 % 60), static_cast<int>(ms % 1000),
+               names[static_cast<int>(level)], message.c_str());
   std::fflush(file_);
   if (forward_ && level >= LogLevel::kInfo) forward_(level, message);
 }

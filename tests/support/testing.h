@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <new>
 #include <filesystem>
 #include <string>
 
@@ -12,8 +13,9 @@ namespace wafer::test {
 // n bytes (rounded up, plus 64 spare) aligned to 64, as the kernels' buffers are; freed on
 // destruction.
 struct AlignedBytes {
-  explicit AlignedBytes(size_t n) : p(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {}
-  ~AlignedBytes() { std::free(p); }
+  explicit AlignedBytes(size_t n)
+      : p(static_cast<uint8_t*>(::operator new((n + 63) / 64 * 64 + 64, std::align_val_t{64}))) {}
+  ~AlignedBytes() { ::operator delete(p, std::align_val_t{64}); }
   AlignedBytes(const AlignedBytes&) = delete;
   AlignedBytes& operator=(const AlignedBytes&) = delete;
   uint8_t* p;

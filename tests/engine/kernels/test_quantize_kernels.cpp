@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <limits>
 #include <random>
 #include <vector>
@@ -25,10 +26,11 @@ namespace {
 constexpr uint8_t kSentinel = 0xA5;
 
 struct AlignedBuf {
-  explicit AlignedBuf(size_t n) : n(n), p(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64))) {
+  explicit AlignedBuf(size_t n)
+      : n(n), p(static_cast<uint8_t*>(::operator new((n + 63) / 64 * 64, std::align_val_t{64}))) {
     std::memset(p, kSentinel, n);
   }
-  ~AlignedBuf() { std::free(p); }
+  ~AlignedBuf() { ::operator delete(p, std::align_val_t{64}); }
   size_t n;
   uint8_t* p;
 };
