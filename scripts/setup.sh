@@ -7,6 +7,7 @@
 # about 4x faster than GNU ld), ninja-build (the generator of every build tree the scripts
 # create), and python3-numpy for the
 # tools/train tests (torch is never installed here: training is run by hand). Idempotent: does nothing that is already done.
+# `scripts/setup.sh windows` installs the mingw-w64 cross compiler and wine64 (scripts/windows.sh).
 # `scripts/setup.sh arm64` installs, in addition, the arm64 cross toolchain, the :arm64
 # multiarch library packages and qemu-user (scripts/arm64.sh; scripts/test.sh asks for them
 # when its arm64 phase is wanted, which it is by default).
@@ -16,18 +17,27 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-need=()
-for pkg in build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates neovim libcurl4-openssl-dev \
-           zlib1g-dev chromium python3 python3-numpy clang libclang-rt-dev llvm lld ninja-build ${WAFER_EXTRA_PACKAGES:-}; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
-done
-if ! command -v npm >/dev/null 2>&1; then need+=(nodejs npm); fi
-if [ ${#need[@]} -gt 0 ]; then
-  echo "setup: installing ${need[*]}"
+# missing PKG...: the packages not installed yet, one a line.
+missing() {
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || echo "$pkg"
+  done
+}
+# install PKG...: apt-get install of the packages given (none: nothing).
+install() {
+  [ $# -gt 0 ] || return 0
+  echo "setup: installing $*"
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
-fi
+  $SUDO apt-get install -y -q --no-install-recommends "$@"
+}
+
+# shellcheck disable=SC2086
+mapfile -t need < <(missing build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates neovim \
+                             libcurl4-openssl-dev zlib1g-dev chromium python3 python3-numpy clang libclang-rt-dev llvm lld \
+                             ninja-build ${WAFER_EXTRA_PACKAGES:-})
+if ! command -v npm >/dev/null 2>&1; then need+=(nodejs npm); fi
+install "${need[@]}"
 
 # The arm64 cross build: Debian's cross compilers, the libraries wafer links as :arm64
 # packages (nlohmann-json and Catch2 are headers, shared with the host), qemu-user to run the
@@ -41,18 +51,21 @@ if [ "${1:-}" = arm64 ]; then
     $SUDO dpkg --add-architecture arm64
     arm64_update=1
   fi
-  need=()
-  for pkg in crossbuild-essential-arm64 ninja-build libc6:arm64 libstdc++6:arm64 libuv1-dev:arm64 libcurl4-openssl-dev:arm64 zlib1g-dev:arm64 qemu-user; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need+=("$pkg")
-  done
+  mapfile -t need < <(missing crossbuild-essential-arm64 ninja-build libc6:arm64 libstdc++6:arm64 libuv1-dev:arm64 \
+                               libcurl4-openssl-dev:arm64 zlib1g-dev:arm64 qemu-user)
   if [ ${#need[@]} -gt 0 ]; then
-    echo "setup: installing ${need[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    $SUDO apt-get update -q
-    $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+    install "${need[@]}"
   elif [ -n "${arm64_update:-}" ]; then
     $SUDO apt-get update -q
   fi
+fi
+
+# The Windows cross build (scripts/windows.sh): mingw-w64 with the posix thread model
+# (std::thread), wine64 to run the tests (/usr/lib/wine/wine64), ninja-build; libuv and curl
+# are built from Debian's source packages by scripts/windows-deps.sh.
+if [ "${1:-}" = windows ]; then
+  mapfile -t need < <(missing g++-mingw-w64-x86-64-posix wine64 ninja-build curl)
+  install "${need[@]}"
 fi
 
 # Pinned grammars: reinstall only when the lockfile changed since the last install.

@@ -41,36 +41,10 @@ trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
 
 # Debian's source packages of the newer suite, through a private apt state.
-mkdir -p "$work/apt/lists/partial" "$work/apt/src"
-cat > "$work/apt/sources.list" <<EOF
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $SUITE main
-EOF
-apt_opts=(-o "Dir::Etc::SourceList=$work/apt/sources.list" -o "Dir::Etc::SourceParts=-"
-          -o "Dir::State::Lists=$work/apt/lists" -o "Dir::Cache=$work/apt/cache" -o "APT::Get::List-Cleanup=0")
-mkdir -p "$work/apt/cache/archives/partial"
-log "apt-get update ($SUITE sources)"
-apt-get "${apt_opts[@]}" update -q >&2
-# Only the upstream tarballs are needed (Debian's patches are not applied); they are taken
-# from the URIs apt prints, checked against the Sources index's SHA256 (the mirror may lack
-# a point release's .dsc while it has the tarball).
-apt-get "${apt_opts[@]}" source --print-uris -q neovim libvterm tree-sitter |
-  grep "\.orig\.tar\." | while read -r uri file _ hash; do
-    uri=${uri//\'/}
-    log "fetching $file"
-    curl -fsS -o "$work/apt/src/$file" "$uri"
-    case $hash in
-      SHA256:*) echo "${hash#SHA256:}  $work/apt/src/$file" | sha256sum -c --quiet - ;;
-    esac
-  done
-ls "$work/apt/src" >&2
-
-unpack() {  # unpack NAME: the upstream tarball of source package NAME into $work/NAME
-  local tarball
-  tarball=$(ls "$work/apt/src/$1"_*.orig.tar.* | head -1)
-  [ -n "$tarball" ] || { log "no source tarball for $1"; exit 1; }
-  mkdir -p "$work/$1"
-  tar -xf "$tarball" -C "$work/$1" --strip-components=1
-}
+# shellcheck source=../../../scripts/debian-sources.sh
+. "$(dirname "$0")/../../../scripts/debian-sources.sh"
+fetch_debian_sources "$work" "$SUITE" neovim libvterm tree-sitter
+unpack() { unpack_debian_source "$work" "$1"; }  # the upstream tarball of package $1 into $work/$1
 
 # libvterm (neovim 0.10 needs >= 0.3.3; Debian 12 has 0.3.1) and the tree-sitter runtime
 # (>= 0.22; Debian 12 has 0.20.7), static, so the nvim binary needs nothing from PREFIX/lib.
