@@ -8,6 +8,7 @@
 #include <uv.h>
 
 #include "server/cli/commands.h"
+#include "server/platform/platform.h"
 #include "server/service/log.h"
 #include "server/lsp/lsp_server.h"
 #include "server/lsp/transport.h"
@@ -19,8 +20,8 @@ int run_lsp(const Options& options) {
     std::fprintf(stderr, "wafer lsp: unexpected argument '%s' (try 'wafer lsp --help')\n", options.positional[0].c_str());
     return kExitUsage;
   }
-  // A client that goes away must not kill us with SIGPIPE on the next write.
-  std::signal(SIGPIPE, SIG_IGN);
+  // A client that goes away must not kill us on the next write.
+  os::ignore_broken_pipe();
   uv_loop_t loop;
   uv_loop_init(&loop);
   Logger log(options.log_file);

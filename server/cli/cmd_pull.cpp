@@ -122,12 +122,12 @@ int run_pull(const Options& o) {
     if (Status s = verify(final_path, *target); !s)
       return fail(final_path.string() + " exists but " + s.error().message + "; delete it and pull again");
     std::fprintf(stderr, "wafer pull: %s is already downloaded\n", target->file.c_str());
-    std::printf("%s\n", final_path.c_str());
+    std::printf("%s\n", final_path.string().c_str());
     return kExitOk;
   }
 
   const fs::path part = final_path.string() + ".part";
-  std::fprintf(stderr, "wafer pull: %s -> %s\n", target->url.c_str(), part.c_str());
+  std::fprintf(stderr, "wafer pull: %s -> %s\n", target->url.c_str(), part.string().c_str());
   ProgressLine line(target->file);
   Status got = http_download(target->url, part, [&](uint64_t have, uint64_t total) {
     line.update(have, total ? total : target->size);
@@ -141,9 +141,9 @@ int run_pull(const Options& o) {
   }
   fs::rename(part, final_path, ec);
   if (ec) return fail(final_path.string() + ": " + ec.message());
-  std::fprintf(stderr, "wafer pull: saved %s%s\n", final_path.c_str(),
+  std::fprintf(stderr, "wafer pull: saved %s%s\n", final_path.string().c_str(),
                target->sha256.empty() ? " (no checksum known: only the GGUF structure was checked)" : " (sha256 verified)");
-  std::printf("%s\n", final_path.c_str());
+  std::printf("%s\n", final_path.string().c_str());
   return kExitOk;
 }
 

@@ -18,6 +18,8 @@ namespace wafer::os {
 void binary_stdio();
 // UTF-8 command-line arguments (Windows: from the wide command line; elsewhere argv as is).
 std::vector<std::string> utf8_arguments(int argc, char** argv);
+// Writes to a pipe nobody reads fail with an error instead of ending the process (SIGPIPE).
+void ignore_broken_pipe();
 // Whether the stream (2: stderr) is a terminal.
 bool is_terminal(int fd);
 // The running executable's path; empty when unknown.
@@ -33,8 +35,9 @@ std::string home_dir();
 std::optional<std::filesystem::path> user_cache_dir(std::string& error);
 // This process's id.
 long process_id();
-// The exit code in a std::system() result; -1 when the command did not exit normally.
-int system_exit_code(int raw);
+// The exit code in the raw status the C library's command runner returns; -1 when the
+// command did not exit normally (the tests run `wafer` that way).
+int command_exit_code(int raw);
 // Sets (value non-null) or removes an environment variable of this process.
 void set_env(const char* name, const char* value);
 

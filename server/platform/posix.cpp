@@ -29,6 +29,8 @@ void binary_stdio() {}
 
 std::vector<std::string> utf8_arguments(int argc, char** argv) { return {argv, argv + argc}; }
 
+void ignore_broken_pipe() { signal(SIGPIPE, SIG_IGN); }
+
 bool is_terminal(int fd) { return isatty(fd) != 0; }
 
 std::filesystem::path executable_path() {
@@ -85,7 +87,7 @@ std::optional<std::filesystem::path> user_cache_dir(std::string& error) {
 
 long process_id() { return static_cast<long>(getpid()); }
 
-int system_exit_code(int raw) { return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1; }
+int command_exit_code(int raw) { return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1; }
 
 void set_env(const char* name, const char* value) {
   if (value) setenv(name, value, 1);

@@ -76,6 +76,9 @@ std::vector<std::string> utf8_arguments(int argc, char** argv) {
   return args;
 }
 
+// A write to a closed pipe is an error (ERROR_NO_DATA), never a signal.
+void ignore_broken_pipe() {}
+
 bool is_terminal(int fd) { return _isatty(fd) != 0; }
 
 std::filesystem::path executable_path() {
@@ -110,7 +113,7 @@ std::optional<std::filesystem::path> user_cache_dir(std::string& error) {
 
 long process_id() { return static_cast<long>(GetCurrentProcessId()); }
 
-int system_exit_code(int raw) { return raw; }
+int command_exit_code(int raw) { return raw; }
 
 void set_env(const char* name, const char* value) {
   _wputenv_s(wide(name).c_str(), value ? wide(value).c_str() : L"");

@@ -66,7 +66,12 @@ uint64_t size_of(const std::filesystem::path& p) {
 
 // Whether a write error means the disk (or the user's quota or file size limit) is full: a
 // partial file then only holds space the user needs back, and resuming fails the same way.
-bool out_of_space(int err) { return err == ENOSPC || err == EDQUOT || err == EFBIG; }
+bool out_of_space(int err) {
+#ifdef EDQUOT  // not in every C library's errno.h
+  if (err == EDQUOT) return true;
+#endif
+  return err == ENOSPC || err == EFBIG;
+}
 
 // One transfer, appending to `part` from its current size. `retry` is set when another
 // attempt may succeed; `restart` when the .part file must be discarded first; `discard`
@@ -77,7 +82,7 @@ Status attempt(const std::string& url, const std::filesystem::path& part, const 
   Transfer t;
   t.progress = &progress;
   t.offset = size_of(part);
-  t.out = std::fopen(part.c_str(), t.offset ? "ab" : "wb");
+  t.out = std::fopen(part.string().c_str(), t.offset ? "ab" : "wb");
   if (!t.out) return make_error(part.string() + ": " + std::strerror(errno));
   t.curl = curl_easy_init();
   if (!t.curl) {

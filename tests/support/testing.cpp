@@ -63,7 +63,7 @@ WaferRun run_wafer(const std::string& args) {
   const std::string cmd = "'" + wafer_binary().string() + "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
                           (dir / "err").string() + "' </dev/null";
   const int raw = std::system(cmd.c_str());
-  return {os::system_exit_code(raw), read_file(dir / "out"), read_file(dir / "err")};
+  return {os::command_exit_code(raw), read_file(dir / "out"), read_file(dir / "err")};
 }
 
 std::string read_file(const fs::path& path) {
