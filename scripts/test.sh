@@ -26,15 +26,20 @@
 #          build-arm64), chosen tests under qemu-aarch64 with and without the dot product,
 #          and the bundled model's greedy completion compared with the x86 build's (which
 #          the build phase makes); setup.sh installs its cross toolchain and qemu up front
+#   windows  scripts/windows.sh: cross build for Windows x86-64 (mingw-w64; WINDOWS_BUILD_DIR,
+#          default build-windows, which also keeps the libuv and curl it builds from Debian's
+#          sources), the tests whose code differs per OS under wine64, and `wafer.exe
+#          complete` compared with the native build's
 # Options through the environment: BUILD_DIR (default build), JOBS (default nproc),
 # WAFER_SANITIZE=ON for an ASan+UBSan main build, WAFER_PHASES="build test", FUZZ_SECONDS.
 # The clang phases need clang + libclang-rt-dev (setup.sh installs them); without them they
 # are reported as skipped, unless WAFER_REQUIRE_CLANG=1 (CI), where that is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz arm64}
+PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz arm64 windows}
 want() { [[ " $PHASES " == *" $1 "* ]]; }
 if want arm64; then ./scripts/setup.sh arm64; else ./scripts/setup.sh; fi
+if want windows; then ./scripts/setup.sh windows; fi
 # New build trees use Ninja: CMake's Makefiles build the targets named on one command line
 # one after another; Ninja keeps every core busy. A tree configured before keeps its generator.
 if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then export CMAKE_GENERATOR=Ninja; fi
@@ -120,4 +125,5 @@ want asan && run_phase asan scripts/sanitize.sh address
 want tsan && run_phase tsan scripts/sanitize.sh thread
 want fuzz && run_phase fuzz fuzz
 want arm64 && run_phase arm64 scripts/arm64.sh
+want windows && run_phase windows scripts/windows.sh
 echo "test.sh: all phases passed"

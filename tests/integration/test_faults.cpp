@@ -117,7 +117,15 @@ TEST_CASE("faults: the model file deleted or truncated while the daemon runs", "
     REQUIRE(c.wait_for(is_model_loaded, 30000));
     c.notify("textDocument/didOpen", open_params(text));
     REQUIRE(c.request("textDocument/inlineCompletion", inline_params(1, 11)).contains("result"));
-    fs::resize_file(model, 1000);  // e.g. an interrupted copy over the file
+    std::error_code refused;
+    fs::resize_file(model, 1000, refused);  // e.g. an interrupted copy over the file
+    if (refused) {
+      // Windows refuses to truncate a file another process has mapped: nothing can go wrong.
+      json r = c.request("textDocument/inlineCompletion", inline_params(5, 17), 30000);
+      CHECK(r.contains("result"));
+      CHECK(c.shutdown_and_exit() == 0);
+      return;
+    }
     json r = c.request("textDocument/inlineCompletion", inline_params(5, 17), 30000);
     INFO(r.dump() + "\n" + c.process().stderr_text());
     REQUIRE(r.contains("result"));
