@@ -7,7 +7,8 @@
 // AVX-512; on a CPU that has it they also check the model against the real instructions.
 //
 // Every integer operation wraps as the instruction does (computed in unsigned arithmetic);
-// float operations round once, as the instructions do: fmadd and fnmadd through std::fma,
+// float operations round once, as the instructions do: fmadd and fnmadd through
+// fma_rounded_once (not the C library's fmaf: mingw-w64's rounds twice),
 // reduce_add in the order GCC's _mm512_reduce_add_ps adds (halves, then quarters, ...),
 // max and min return the second operand when the first is not greater (smaller) or
 // either is NaN, as vmaxps and vminps do. The file that uses it is compiled without FMA
@@ -16,6 +17,7 @@
 // 16-lane loop GCC took many minutes to compile the file.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +25,21 @@
 #include "engine/quant/float16.h"
 
 namespace wafer::simd {
+
+// a * b + c rounded once to float. The product is exact in double (24 + 24 bits) and the
+// sum's rounding error is exact by TwoSum; rounding the double sum to float again is wrong
+// only when it lies exactly halfway between two floats (its low 29 bits 1 followed by
+// zeros) and the error is not zero: then it moves one double step toward the exact sum.
+inline float fma_rounded_once(float a, float b, float c) {
+  const double p = static_cast<double>(a) * static_cast<double>(b);
+  double s = p + static_cast<double>(c);
+  const double bv = s - p;
+  const double err = (p - (s - bv)) + (static_cast<double>(c) - bv);
+  const auto bits = std::bit_cast<uint64_t>(s);
+  if ((bits & 0x1fffffffu) == 0x10000000u && err != 0 && std::isfinite(s))
+    s = std::bit_cast<double>((err > 0) == (s > 0) ? bits + 1 : bits - 1);
+  return static_cast<float>(s);
+}
 
 struct Vec16Model {
   struct I {
@@ -167,11 +184,11 @@ struct Vec16Model {
   [[gnu::noinline]] static F maxf(F a, F b) { return zipf(a, b, [](float x, float y) { return x > y ? x : y; }); }
   [[gnu::noinline]] static F minf(F a, F b) { return zipf(a, b, [](float x, float y) { return x < y ? x : y; }); }
   [[gnu::noinline]] static F fmadd(F a, F b, F c) {
-    for (int l = 0; l < 16; ++l) c.v[l] = std::fma(a.v[l], b.v[l], c.v[l]);
+    for (int l = 0; l < 16; ++l) c.v[l] = fma_rounded_once(a.v[l], b.v[l], c.v[l]);
     return c;
   }
   [[gnu::noinline]] static F fnmadd(F a, F b, F c) {
-    for (int l = 0; l < 16; ++l) c.v[l] = std::fma(-a.v[l], b.v[l], c.v[l]);
+    for (int l = 0; l < 16; ++l) c.v[l] = fma_rounded_once(-a.v[l], b.v[l], c.v[l]);
     return c;
   }
   // vrndscaleps to the nearest integer, ties to even (the default rounding mode).
