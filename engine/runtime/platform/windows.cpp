@@ -178,7 +178,11 @@ bool map_file(const std::filesystem::path& path, FileView& view, std::string& er
   HANDLE file = CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
                             OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (file == INVALID_HANDLE_VALUE) {
-    error = last_error_text();
+    // The common refusals in the same words as on the other systems.
+    const DWORD code = GetLastError();
+    if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND) error = "No such file or directory";
+    else if (code == ERROR_ACCESS_DENIED) error = "Permission denied";
+    else error = last_error_text();
     return false;
   }
   LARGE_INTEGER size{};

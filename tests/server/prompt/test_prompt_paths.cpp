@@ -12,14 +12,17 @@
 
 using namespace wafer;
 
+// POSIX paths here; the Windows rules: test_path_styles.cpp.
+constexpr PathStyle kPosix = PathStyle::kPosix;
+
 TEST_CASE("prompt paths: relative to the workspace root", "[prompt_paths]") {
-  CHECK(path_from_uri("file:///home/u/my%20proj/a%2Bb.py") == "/home/u/my proj/a+b.py");
-  CHECK(path_from_uri("file:///bad%zzescape%4") == "/bad%zzescape%4");  // malformed escapes stay
-  CHECK(path_from_uri("untitled:Untitled-1") == "untitled:Untitled-1");
-  CHECK(prompt_path("file:///home/u/proj", "file:///home/u/proj/src/util.py") == "src/util.py");
-  CHECK(prompt_path("file:///home/u/proj/", "file:///home/u/proj/main.c") == "main.c");
-  CHECK(prompt_path("file:///home/u/proj", "file:///home/u/project2/x.py") == "/home/u/project2/x.py");  // not inside
-  CHECK(prompt_path("", "file:///tmp/x.py") == "/tmp/x.py");
+  CHECK(path_from_uri("file:///home/u/my%20proj/a%2Bb.py", kPosix) == "/home/u/my proj/a+b.py");
+  CHECK(path_from_uri("file:///bad%zzescape%4", kPosix) == "/bad%zzescape%4");  // malformed escapes stay
+  CHECK(path_from_uri("untitled:Untitled-1", kPosix) == "untitled:Untitled-1");
+  CHECK(prompt_path("file:///home/u/proj", "file:///home/u/proj/src/util.py", kPosix) == "src/util.py");
+  CHECK(prompt_path("file:///home/u/proj/", "file:///home/u/proj/main.c", kPosix) == "main.c");
+  CHECK(prompt_path("file:///home/u/proj", "file:///home/u/project2/x.py", kPosix) == "/home/u/project2/x.py");  // not inside
+  CHECK(prompt_path("", "file:///tmp/x.py", kPosix) == "/tmp/x.py");
   CHECK(repo_name_of("file:///home/u/proj/") == "proj");
   CHECK(repo_name_of("file:///home/u/my%20proj") == "my proj");
   CHECK(repo_name_of("").empty());
@@ -36,8 +39,8 @@ TEST_CASE("prompt paths: the root from initialize params", "[prompt_paths]") {
 }
 
 TEST_CASE("prompt paths: a file's URI and the workspace an editor would open for it", "[prompt_paths]") {
-  REQUIRE(uri_from_path("/home/u/a b/x+y.py") == "file:///home/u/a%20b/x%2By.py");
-  REQUIRE(path_from_uri(uri_from_path("/tmp/dir/é.py")) == "/tmp/dir/é.py");
+  REQUIRE(uri_from_absolute_path("/home/u/a b/x+y.py", kPosix) == "file:///home/u/a%20b/x%2By.py");
+  REQUIRE(path_from_uri(uri_from_absolute_path("/tmp/dir/é.py", kPosix), kPosix) == "/tmp/dir/é.py");
   const auto relative = uri_from_path("src/x.py");
   REQUIRE(relative.starts_with("file:///"));
   REQUIRE(relative.ends_with("/src/x.py"));
