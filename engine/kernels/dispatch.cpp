@@ -108,7 +108,7 @@ const char* to_string(AmxStatus status) {
     case AmxStatus::InUse: return "in use";
     case AmxStatus::NotOnCpu: return "not on this CPU";
     case AmxStatus::NoVnniKernels: return "not used: this CPU lacks the AVX-512 VNNI kernels it finishes with";
-    case AmxStatus::TileStateRefused: return "Linux refused the tile state (arch_prctl ARCH_REQ_XCOMP_PERM)";
+    case AmxStatus::TileStateRefused: return "the OS refused the tile state (ARCH_REQ_XCOMP_PERM)";
     case AmxStatus::DiffersFromVnni: return "its results differ from the AVX-512 VNNI kernel's, so it is not used";
     case AmxStatus::OutsideBound:
       return "its results are not within their bound of the AVX-512 VNNI kernel's, so it is not used";
