@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""What a Mach-O file is, without `file` or Apple's tools.
+  macho.py ARCH FILE...
+ARCH is arm64 or x86_64. For each FILE prints "FILE: ARCH executable, loads LIB, LIB..."
+(its LC_LOAD_DYLIB commands), or why it is not a 64-bit Mach-O executable of that CPU type;
+exits 1 if any is not.
+"""
+import struct
+import sys
+
+MH_MAGIC_64 = 0xFEEDFACF
+MH_EXECUTE = 2
+CPU_TYPES = {0x0100000C: "arm64", 0x01000007: "x86_64"}
+LOAD_DYLIB_COMMANDS = {0xC, 0x80000018, 0x1F}  # LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB, LC_REEXPORT_DYLIB
+
+
+def describe(path, want):
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 32:
+        return False, "too short for a Mach-O header"
+    magic, cputype, _, filetype, ncmds = struct.unpack_from("<IiiII", data, 0)
+    if magic != MH_MAGIC_64:
+        return False, "not a 64-bit little-endian Mach-O file (magic %#x)" % magic
+    arch = CPU_TYPES.get(cputype, "cputype %#x" % cputype)
+    if arch != want:
+        return False, "Mach-O for %s, not %s" % (arch, want)
+    if filetype != MH_EXECUTE:
+        return False, "Mach-O file of type %d, not an executable" % filetype
+    libs, off = [], 32
+    for _ in range(ncmds):
+        cmd, size = struct.unpack_from("<II", data, off)
+        if cmd in LOAD_DYLIB_COMMANDS:
+            name_off = struct.unpack_from("<I", data, off + 8)[0]
+            libs.append(data[off + name_off:off + size].split(b"\0")[0].decode())
+        off += size
+    return True, "%s executable, loads %s" % (arch, ", ".join(libs) or "nothing")
+
+
+def main():
+    want, ok = sys.argv[1], True
+    for path in sys.argv[2:]:
+        good, text = describe(path, want)
+        ok = ok and good
+        print("%s: %s" % (path, text))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
