@@ -10,7 +10,8 @@
 # `scripts/setup.sh windows` installs the mingw-w64 cross compiler and wine64 (scripts/windows.sh).
 # `scripts/setup.sh arm64` installs, in addition, the arm64 cross toolchain, the :arm64
 # multiarch library packages and qemu-user (scripts/arm64.sh; scripts/test.sh asks for them
-# when its arm64 phase is wanted, which it is by default).
+# when its arm64 phase is wanted, which it is by default). `scripts/setup.sh macos` installs
+# what the macOS cross build needs beyond that (scripts/macos.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,6 +59,13 @@ if [ "${1:-}" = arm64 ]; then
   elif [ -n "${arm64_update:-}" ]; then
     $SUDO apt-get update -q
   fi
+fi
+
+# The macOS cross build (scripts/macos.sh): dpkg-source unpacks libuv's Debian source package
+# and the archive keyring verifies it; the toolchain itself (Zig) comes from npm.
+if [ "${1:-}" = macos ]; then
+  mapfile -t need < <(missing dpkg-dev debian-archive-keyring ninja-build python3)
+  install "${need[@]}"
 fi
 
 # The Windows cross build (scripts/windows.sh): mingw-w64 with the posix thread model
