@@ -269,7 +269,7 @@ const std::vector<Setting> kTable = {
     {.flag = "--sha256", .commands = "pull", .kind = String, .field = &Options::sha256, .metavar = "HEX",
      .help = "expected SHA-256 of the file (hex); catalogue models have theirs built in"},
     {.flag = "--cache-dir", .commands = "pull", .kind = String, .field = &Options::cache_dir, .metavar = "DIR",
-     .def = "$XDG_CACHE_HOME/wafer/models or ~/.cache/wafer/models", .help = "download into DIR"},
+     .def = "$XDG_CACHE_HOME/wafer/models or ~/.cache/wafer/models (macOS: ~/Library/Caches/wafer/models)", .help = "download into DIR"},
     {.flag = "--list", .commands = "pull", .kind = Switch, .field = &Options::list,
      .help = "list the models known by short name, with sizes and licenses"},
     {.flag = "--trace", .commands = "bench", .kind = String, .field = &Options::trace_file, .metavar = "FILE",

@@ -1,6 +1,6 @@
 // The process-level operating-system services of the daemon and the CLI, behind one
-// OS-neutral interface: posix.cpp (Linux, macOS) and windows.cpp (CMake compiles only the
-// current OS's). The engine's own services (memory, threads, CPUs) are in
+// OS-neutral interface: posix.cpp (Linux and macOS) with linux.cpp or macos.cpp, and
+// windows.cpp (CMake compiles only the current OS's). The engine's own services (memory, threads, CPUs) are in
 // engine/runtime/platform.h; these concern the process: its executable, its streams, its
 // memory use, the user's folders, and child processes with pipes (`wafer bench`, the tests).
 #pragma once
@@ -30,8 +30,8 @@ long resident_kib();
 void lower_thread_priority();
 // The user's home folder; empty when unknown.
 std::string home_dir();
-// The folder for the user's cached downloads: $XDG_CACHE_HOME or ~/.cache on POSIX,
-// %LOCALAPPDATA% on Windows; an error message in `error` when none is set.
+// The folder for the user's cached downloads: $XDG_CACHE_HOME or ~/.cache on Linux,
+// ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows; an error message in `error` when none is set.
 std::optional<std::filesystem::path> user_cache_dir(std::string& error);
 // This process's id.
 long process_id();
@@ -71,7 +71,7 @@ class Child {
   bool started_ = false, exited_ = false;
   int status_ = -1;
   long id_ = -1;
-  intptr_t process_ = -1;  // the OS's handle where it has one
+  [[maybe_unused]] intptr_t process_ = -1;  // the OS's handle where it has one (Windows)
   intptr_t in_ = -1, out_ = -1;
 };
 

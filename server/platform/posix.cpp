@@ -1,27 +1,19 @@
-// Linux and macOS.
+// What Linux and macOS share: terminals, the environment, exit codes, child processes with
+// pipes. What differs is in linux.cpp and macos.cpp.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <sys/syscall.h>
-#endif
-#if defined(__APPLE__)
-#include <mach-o/dyld.h>
-#include <mach/mach.h>
-#endif
 
 #include <cerrno>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <thread>
 
 #include "server/platform/platform.h"
+#include "server/platform/posix_pipe.h"
 
 namespace wafer::os {
 
@@ -33,56 +25,9 @@ void ignore_broken_pipe() { signal(SIGPIPE, SIG_IGN); }
 
 bool is_terminal(int fd) { return isatty(fd) != 0; }
 
-std::filesystem::path executable_path() {
-#if defined(__APPLE__)
-  char buf[PATH_MAX];
-  uint32_t n = sizeof buf;
-  if (_NSGetExecutablePath(buf, &n) != 0) return {};
-  std::error_code ec;
-  auto p = std::filesystem::canonical(buf, ec);
-  return ec ? std::filesystem::path(buf) : p;
-#else
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path() : p;
-#endif
-}
-
-long resident_kib() {
-#if defined(__APPLE__)
-  mach_task_basic_info info{};
-  mach_msg_type_number_t count = MACH_TASK_BASIC_INFO_COUNT;
-  if (task_info(mach_task_self(), MACH_TASK_BASIC_INFO, reinterpret_cast<task_info_t>(&info), &count) != KERN_SUCCESS)
-    return -1;
-  return static_cast<long>(info.resident_size / 1024);
-#else
-  std::ifstream f("/proc/self/statm");
-  long size = 0, resident = 0;
-  if (!(f >> size >> resident)) return -1;
-  static const long page_kib = sysconf(_SC_PAGESIZE) / 1024;
-  return resident * page_kib;
-#endif
-}
-
-void lower_thread_priority() {
-#if defined(__linux__)
-  // Linux keeps a nice value per thread.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
-#endif
-}
-
 std::string home_dir() {
   const char* home = std::getenv("HOME");
   return home ? home : "";
-}
-
-std::optional<std::filesystem::path> user_cache_dir(std::string& error) {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg == '/') return std::filesystem::path(xdg);  // the XDG spec: relative paths are invalid
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::filesystem::path(home) / ".cache";
-  error = "no cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir";
-  return std::nullopt;
 }
 
 long process_id() { return static_cast<long>(getpid()); }
@@ -93,22 +38,6 @@ void set_env(const char* name, const char* value) {
   if (value) setenv(name, value, 1);
   else unsetenv(name);
 }
-
-namespace {
-
-// A pipe whose ends close on exec (pipe2 is Linux and BSD; macOS has only pipe + fcntl).
-int pipe_cloexec(int fds[2]) {
-#if defined(__linux__)
-  return pipe2(fds, O_CLOEXEC);
-#else
-  if (pipe(fds) != 0) return -1;
-  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-  return 0;
-#endif
-}
-
-}  // namespace
 
 Child::~Child() {
   if (running()) kill();

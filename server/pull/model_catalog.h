@@ -37,7 +37,8 @@ struct PullTarget {
 // file; `sha256` (from --sha256) overrides the catalogue's digest when not empty.
 Result<PullTarget> resolve_pull_target(std::string_view name_or_url, std::string_view sha256);
 
-// --cache-dir if given, else $XDG_CACHE_HOME/wafer/models, else $HOME/.cache/wafer/models.
+// --cache-dir if given, else wafer/models in the user's cache folder (os::user_cache_dir:
+// $XDG_CACHE_HOME or ~/.cache on Linux, ~/Library/Caches on macOS).
 Result<std::filesystem::path> model_cache_dir(const std::string& override_dir);
 
 // What a --model / "model" value names: an existing file as given; else a catalogue name

@@ -1,4 +1,5 @@
-// The `wafer pull` catalogue and name/URL resolution, and the XDG cache directory rules.
+// The `wafer pull` catalogue and name/URL resolution, and the cache directory's rules (XDG on
+// Linux, ~/Library/Caches on macOS).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -55,6 +56,20 @@ TEST_CASE("a URL names its file by the last path segment, --sha256 is checked an
   CHECK(short_digest.error().message.find("64 hex digits") != std::string::npos);
 }
 
+#if defined(__APPLE__)
+TEST_CASE("cache directory: --cache-dir, then ~/Library/Caches", "[pull][catalog]") {
+  const char* old_home = std::getenv("HOME");
+  std::string saved_home = old_home ? old_home : "";
+
+  CHECK(*model_cache_dir("/tmp/x") == "/tmp/x");
+  setenv("HOME", "/Users/me", 1);
+  CHECK(*model_cache_dir("") == "/Users/me/Library/Caches/wafer/models");
+  unsetenv("HOME");
+  CHECK_FALSE(model_cache_dir("").ok());
+
+  if (old_home) setenv("HOME", saved_home.c_str(), 1);
+}
+#else
 TEST_CASE("cache directory: --cache-dir, then XDG_CACHE_HOME, then ~/.cache", "[pull][catalog]") {
   const char* old_xdg = std::getenv("XDG_CACHE_HOME");
   const char* old_home = std::getenv("HOME");
@@ -73,6 +88,7 @@ TEST_CASE("cache directory: --cache-dir, then XDG_CACHE_HOME, then ~/.cache", "[
   if (old_xdg) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
   if (old_home) setenv("HOME", saved_home.c_str(), 1);
 }
+#endif
 
 TEST_CASE("model argument: a file as given, a pulled catalogue name from the cache, else a message to pull",
           "[pull][catalog]") {
