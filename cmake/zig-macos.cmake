@@ -59,6 +59,9 @@ set(CMAKE_C_COMPILER "${wrappers}/${WAFER_MACOS_ARCH}-macos-cc")
 set(CMAKE_CXX_COMPILER "${wrappers}/${WAFER_MACOS_ARCH}-macos-c++")
 set(CMAKE_AR "${wrappers}/${WAFER_MACOS_ARCH}-macos-ar" CACHE FILEPATH "archiver")
 set(CMAKE_RANLIB "${wrappers}/${WAFER_MACOS_ARCH}-macos-ranlib" CACHE FILEPATH "ranlib")
+# CMake's compiler and flag checks compile without linking: a link would make Zig build
+# libc++ once more for their flags (minutes), and the checks learn nothing from it.
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 # No SDK, no Xcode: CMake must not look for either.
 set(CMAKE_OSX_SYSROOT "" CACHE PATH "no SDK: Zig brings the headers")
 set(CMAKE_OSX_ARCHITECTURES "" CACHE STRING "one architecture, from the compiler's target")

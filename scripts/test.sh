@@ -30,16 +30,22 @@
 #          default build-windows, which also keeps the libuv and curl it builds from Debian's
 #          sources), the tests whose code differs per OS under wine64, and `wafer.exe
 #          complete` compared with the native build's
+#   macos  scripts/macos.sh: cross build for macOS with Zig (MACOS_BUILD_DIR, default
+#          build-macos): `wafer` compiled and linked for aarch64-macos and x86_64-macos, the
+#          test executables for aarch64-macos, each checked to be a Mach-O executable of its
+#          CPU type; nothing runs (no Mach-O file runs here)
 # Options through the environment: BUILD_DIR (default build), JOBS (default nproc),
 # WAFER_SANITIZE=ON for an ASan+UBSan main build, WAFER_PHASES="build test", FUZZ_SECONDS.
 # The clang phases need clang + libclang-rt-dev (setup.sh installs them); without them they
 # are reported as skipped, unless WAFER_REQUIRE_CLANG=1 (CI), where that is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz arm64 windows}
+PHASES=${WAFER_PHASES:-build editors test soak asan tsan fuzz arm64 windows macos}
 want() { [[ " $PHASES " == *" $1 "* ]]; }
-if want arm64; then ./scripts/setup.sh arm64; else ./scripts/setup.sh; fi
-if want windows; then ./scripts/setup.sh windows; fi
+./scripts/setup.sh
+want arm64 && ./scripts/setup.sh arm64
+want windows && ./scripts/setup.sh windows
+want macos && ./scripts/setup.sh macos
 # New build trees use Ninja: CMake's Makefiles build the targets named on one command line
 # one after another; Ninja keeps every core busy. A tree configured before keeps its generator.
 if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then export CMAKE_GENERATOR=Ninja; fi
@@ -126,4 +132,5 @@ want tsan && run_phase tsan scripts/sanitize.sh thread
 want fuzz && run_phase fuzz fuzz
 want arm64 && run_phase arm64 scripts/arm64.sh
 want windows && run_phase windows scripts/windows.sh
+want macos && run_phase macos scripts/macos.sh
 echo "test.sh: all phases passed"
