@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """What a Mach-O file is, without `file` or Apple's tools.
   macho.py ARCH FILE...
-ARCH is arm64 or x86_64. For each FILE prints "FILE: ARCH executable, loads LIB, LIB..."
-(its LC_LOAD_DYLIB commands), or why it is not a 64-bit Mach-O executable of that CPU type;
-exits 1 if any is not.
+ARCH is arm64 or x86_64. For each FILE prints "FILE: ARCH executable for macOS N+, signed,
+loads LIB, LIB..." (its LC_BUILD_VERSION, LC_CODE_SIGNATURE and LC_LOAD_DYLIB commands: an
+arm64 executable runs only when signed, ad hoc at least), or why it is not a 64-bit Mach-O
+executable of that CPU type; exits 1 if any is not.
 """
 import struct
 import sys
@@ -12,6 +13,8 @@ MH_MAGIC_64 = 0xFEEDFACF
 MH_EXECUTE = 2
 CPU_TYPES = {0x0100000C: "arm64", 0x01000007: "x86_64"}
 LOAD_DYLIB_COMMANDS = {0xC, 0x80000018, 0x1F}  # LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB, LC_REEXPORT_DYLIB
+LC_CODE_SIGNATURE = 0x1D
+LC_BUILD_VERSION = 0x32
 
 
 def describe(path, want):
@@ -27,14 +30,20 @@ def describe(path, want):
         return False, "Mach-O for %s, not %s" % (arch, want)
     if filetype != MH_EXECUTE:
         return False, "Mach-O file of type %d, not an executable" % filetype
-    libs, off = [], 32
+    libs, off, signed, minos = [], 32, False, "?"
     for _ in range(ncmds):
         cmd, size = struct.unpack_from("<II", data, off)
-        if cmd in LOAD_DYLIB_COMMANDS:
+        if cmd == LC_CODE_SIGNATURE:
+            signed = True
+        elif cmd == LC_BUILD_VERSION:
+            version = struct.unpack_from("<I", data, off + 12)[0]  # xxxx.yy.zz
+            minos = "%d.%d" % (version >> 16, (version >> 8) & 0xFF)
+        elif cmd in LOAD_DYLIB_COMMANDS:
             name_off = struct.unpack_from("<I", data, off + 8)[0]
             libs.append(data[off + name_off:off + size].split(b"\0")[0].decode())
         off += size
-    return True, "%s executable, loads %s" % (arch, ", ".join(libs) or "nothing")
+    return True, "%s executable for macOS %s+, %s, loads %s" % (
+        arch, minos, "signed" if signed else "not signed", ", ".join(libs) or "nothing")
 
 
 def main():
