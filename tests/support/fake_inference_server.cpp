@@ -113,15 +113,23 @@ void FakeInferenceServer::accept_loop() {
   }
 }
 
+// The peer's half-close as a poll event where the OS has one (Linux); elsewhere the
+// zero-byte peek below sees it.
+#ifdef POLLRDHUP
+constexpr short kPeerHangup = POLLRDHUP;
+#else
+constexpr short kPeerHangup = 0;
+#endif
+
 bool FakeInferenceServer::wait_open(int fd, int ms) {
   auto until = Clock::now() + std::chrono::milliseconds(ms);
   for (;;) {
     int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count());
-    pollfd p{fd, POLLIN | POLLRDHUP, 0};
+    pollfd p{fd, static_cast<short>(POLLIN | kPeerHangup), 0};
     int r = ::poll(&p, 1, std::max(0, left));
     if (r > 0) {
       char c;
-      if (::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0 || (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) return false;
+      if (::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0 || (p.revents & (kPeerHangup | POLLHUP | POLLERR))) return false;
       // Bytes of a next request (a pipelined one): not a close; keep waiting.
       if (left <= 0) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
