@@ -1,10 +1,12 @@
 // lock_in_ram: pages locked and counted once, and a refusal that names the limit to raise.
 #include <catch2/catch.hpp>
 
-#include <linux/capability.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#if defined(__linux__)
+#include <linux/capability.h>
 #include <sys/syscall.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,9 +41,11 @@ TEST_CASE("memory lock: without the privilege and over the limit it fails, namin
   if (pid == 0) {
     rlimit zero{0, 0};
     if (setrlimit(RLIMIT_MEMLOCK, &zero) != 0) _exit(10);
+#if defined(__linux__)  // elsewhere there are no capabilities to drop
     __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
     __user_cap_data_struct data[2] = {};
     if (syscall(SYS_capset, &hdr, data) != 0) _exit(11);
+#endif
     std::vector<uint8_t> buf(1 << 20, 1);
     const ByteRange r[] = {{buf.data(), buf.size()}};
     auto locked = lock_in_ram(r);
