@@ -101,11 +101,13 @@ fuzz() {
   cmake --build "$dir" -j "$JOBS" --target $targets || return 1
   # shellcheck disable=SC2086
   set -- $targets
+  # The targets are built: the runs beside each other must not configure or build the
+  # shared tree again.
   while [ $# -gt 0 ]; do
     local batch=()
     for _ in $(seq "$JOBS"); do [ $# -gt 0 ] && batch+=("$1") && shift; done
     for t in "${batch[@]}"; do
-      FUZZ_BUILD_DIR=$dir JOBS=1 bench/fuzz.sh "$t" "$FUZZ_SECONDS" >"$logs/$t.log" 2>&1 &
+      FUZZ_NO_BUILD=1 FUZZ_BUILD_DIR=$dir bench/fuzz.sh "$t" "$FUZZ_SECONDS" >"$logs/$t.log" 2>&1 &
     done
     for t in "${batch[@]}"; do
       if wait -n; then :; else failed=1; fi
