@@ -50,7 +50,9 @@ TEST_CASE("lsp session: initialize / open / burst of completions / shutdown / ex
                                           {"text", "None"},
                                           {"chunk_bytes", 3},
                                           {"token_ms", 1}});
-  LspClient c({"--fake-engine", script, "--debounce-ms", "30"});
+  // The three requests below must all arrive within one debounce, so each supersedes the
+  // one before; 300 ms leaves room for a loaded machine or a client running under wine.
+  LspClient c({"--fake-engine", script, "--debounce-ms", "300"});
   json init = c.initialize({{"general", {{"positionEncodings", {"utf-16"}}}}});
   CHECK(init["result"]["capabilities"]["positionEncoding"] == "utf-16");
   CHECK(init["result"]["capabilities"]["inlineCompletionProvider"] == true);
