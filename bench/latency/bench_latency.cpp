@@ -4,12 +4,16 @@
 //                 [--prompt-tokens N] [--suffix-tokens N] [--no-speculation]
 //                 [--spec-tokens N] [--skip-replay] [--skip-spec] [--skip-cancel] [--json]
 //                 [--chunk-reuse N [--check-exact]] [--fim-format NAME] [--kv-type f16|f32|q8_0]
-//                 [--shape 0.5b|1.5b] [--write-model] [--context daemon|fixed] [--latency-budget-ms N]
+//                 [--shape 0.5b|1.5b] [--vocab qwen2|filler] [--write-model]
+//                 [--context daemon|fixed] [--latency-budget-ms N]
 //
 // Without --model, a Qwen2.5-Coder-0.5B-shaped (--shape 1.5b: 1.5B-shaped) synthetic Q8_0
-// model (byte-level FIM vocabulary padded to 151,936 entries with word-like tokens, tied
-// output) is written to the temp directory once; --write-model writes it, prints its path
-// and stops.
+// model with random weights and a tied output is written to the temp directory once;
+// --write-model writes it, prints its path and stops. Its vocabulary (--vocab) is Qwen2's
+// real one (151,936 tokens, the same BPE as Qwen2.5-Coder), read from the reference data in
+// tests/data, so text tokenizes as it does for the real model; `filler` is a byte-level
+// vocabulary padded with word-like tokens, which splits code into about four times as many
+// tokens and so stands for no real model.
 //
 // 1. Typing replay: N characters of SOURCE (default /usr/lib/python3.11/textwrap.py) are
 //    removed at the cursor (the middle of the file) and typed back one at a time, one FIM
@@ -65,6 +69,7 @@ struct Options {
   int chars = 200, threads = 2, predict = 16, prompt_tokens = 1500, suffix_tokens = 64, spec_tokens = 64;
   int chunk_reuse = 0;
   std::string shape = "0.5b";     // the synthetic model's shape when --model is not given
+  std::string vocab = "qwen2";    // its vocabulary: Qwen2's real one, or "filler"
   bool write_model_only = false;  // --write-model: write it, print its path, stop
   std::string fim_format = "auto";  // e.g. "qwen-spm": suffix first, a keystroke changes only the prompt end
   std::string kv_type = "f16";
@@ -95,10 +100,15 @@ CompletionEvent run(Engine& e, const CompletionRequest& r) {
 }
 
 // The synthetic stand-in for a real model of the given shape ("0.5b" or "1.5b": Qwen2.5-Coder's
-// dimensions and vocabulary size, random Q8_0 weights, word-like filler tokens so that
-// generated text is visible), written to the temp directory once.
-std::string default_model(const std::string& shape) {
-  const auto path = std::filesystem::temp_directory_path() / ("wafer-typing-" + shape + "-q8_0.gguf");
+// dimensions, random Q8_0 weights) with Qwen2's real vocabulary ("qwen2") or word-like
+// filler tokens ("filler"), written to the temp directory once.
+std::string default_model(const std::string& shape, const std::string& vocab) {
+  if (vocab != "qwen2" && vocab != "filler") {
+    std::fprintf(stderr, "bench_latency: unknown --vocab '%s' (qwen2 or filler)\n", vocab.c_str());
+    std::exit(2);
+  }
+  const auto path =
+      std::filesystem::temp_directory_path() / ("wafer-typing-" + shape + "-" + vocab + "-vocab-q8_0.gguf");
   if (std::filesystem::exists(path)) return path.string();
   SyntheticModelSpec spec;
   spec.architecture = "qwen2";
@@ -111,8 +121,12 @@ std::string default_model(const std::string& shape) {
     std::fprintf(stderr, "bench_latency: unknown --shape '%s' (0.5b or 1.5b)\n", shape.c_str());
     std::exit(2);
   }
-  spec.n_vocab = 151936;
-  spec.word_fillers = true;
+  if (vocab == "qwen2") {
+    spec.vocabulary_from = WAFER_QWEN2_VOCAB;
+  } else {
+    spec.n_vocab = 151936;
+    spec.word_fillers = true;
+  }
   spec.context_length = 32768;
   spec.rope_freq_base = 1e6f;
   spec.norm_eps = 1e-6f;
@@ -332,6 +346,7 @@ int main(int argc, char** argv) {
     };
     if (a == "--model") o.model = value();
     else if (a == "--shape") o.shape = value();
+    else if (a == "--vocab") o.vocab = value();
     else if (a == "--write-model") o.write_model_only = true;
     else if (a == "--file") o.file = value();
     else if (a == "--chars") o.chars = std::atoi(value().c_str());
@@ -362,7 +377,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (o.model.empty()) o.model = default_model(o.shape);
+  if (o.model.empty()) o.model = default_model(o.shape, o.vocab);
   if (o.write_model_only) {
     std::printf("%s\n", o.model.c_str());
     return 0;

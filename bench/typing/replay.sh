@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Typing at real speed through the whole daemon: `wafer bench replay` on a real Python file
 # from Debian's standard library, with the 0.5B- and 1.5B-shaped synthetic Q8_0 models
-# (written by `bench_latency --write-model`: Qwen2.5-Coder's shapes and vocabulary size,
-# random weights, word-like tokens so that the text they generate is visible) and with the
-# bundled model. Prints each run's headline (shown rate, keystroke -> first ghost text,
+# (written by `bench_latency --write-model`: Qwen2.5-Coder's shapes and Qwen2's real
+# vocabulary, random weights; VOCAB=filler for the byte-level filler vocabulary) and with
+# the bundled model. Prints each run's headline (shown rate, keystroke -> first ghost text,
 # tokens prefilled per answer, waits behind background work) and keeps the JSON reports.
 #
 #   bench/typing/replay.sh [BUILD_DIR]      (default: build-release, else build)
 #
 # Environment: FILE (default /usr/lib/python3.11/argparse.py), KEYS (200), WPM (40),
-# THREADS (2), SEED (3), OUT (a temporary directory), RUNS ("0.5b bundled"; also 1.5b).
+# THREADS (2), SEED (3), OUT (a temporary directory), RUNS ("0.5b bundled"; also 1.5b),
+# VOCAB (qwen2).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-}
@@ -34,7 +35,7 @@ for run in $runs; do
   case $run in
     0.5b|1.5b)
       [ -x "$build/bench/bench_latency" ] || { echo "replay.sh: build bench_latency to write the $run model"; exit 2; }
-      model=$("$build/bench/bench_latency" --shape "$run" --write-model)
+      model=$("$build/bench/bench_latency" --shape "$run" --vocab "${VOCAB:-qwen2}" --write-model)
       extra=(--max-tokens 16) ;;
     bundled)
       model=models/wafer-tiny-code-q8_0.gguf
