@@ -8,8 +8,8 @@
 //   mode 9: build a vocabulary from the data (tokens and merges separated by NUL bytes) and
 //     tokenize a fixed text with it: construction must never crash on odd vocabularies.
 // Tokenizers: a synthetic byte-level vocabulary (always), plus the Qwen2, llama-spm and
-// deepseek-coder vocabularies from ../shared/testdata when it is reachable from the
-// current directory (or $WAFER_TESTDATA).
+// deepseek-coder vocabularies from the repository's tests/data when it is reachable from
+// the current directory (or from $WAFER_TESTDATA).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -44,8 +44,8 @@ std::vector<Tokenizer>& tokenizers() {
       if (Result<Tokenizer> t = Tokenizer::create(d)) v.push_back(std::move(*t));
     }
     const char* env = std::getenv("WAFER_TESTDATA");
-    std::string dir = env ? env : "../shared/testdata";
-    for (const char* rel : {"/reference/tiny-qwen2-f16.gguf", "/tokenizer/ggml-vocab-llama-spm.gguf",
+    std::string dir = env ? env : "tests/data";
+    for (const char* rel : {"/reference/tiny-qwen2-q8_0.gguf", "/tokenizer/ggml-vocab-llama-spm.gguf",
                             "/tokenizer/ggml-vocab-deepseek-coder.gguf"}) {
       Result<GgufFile> f = GgufFile::open(dir + rel);
       if (!f) continue;

@@ -15,7 +15,7 @@ DIR=${ARM64_BUILD_DIR:-build-arm64}
 JOBS=${JOBS:-$(nproc)}
 # The tests run under qemu (their executables' names; ctest labels them so): kernels
 # against the scalar reference, the runtime, quantization, GGUF, tokenizers, the forward
-# pass with the reference logits (../shared/testdata, skipped when absent), sessions, the
+# pass with the reference logits (tests/data; the optional larger ones from ../shared), sessions, the
 # engine, and the server's protocol units. Tests that start the `wafer` binary are left
 # out: their child processes would not run under qemu.
 TESTS=(

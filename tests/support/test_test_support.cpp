@@ -19,6 +19,6 @@ TEST_CASE("TempDir is created empty and removed with its contents", "[support]")
 }
 
 TEST_CASE("shared test data is found next to the checkout, or the test is skipped", "[support]") {
-  auto p = wafer::test::require_testdata("README.md");  // exits 77 (skip) when absent
+  auto p = wafer::test::require_testdata("tokenizer/README.md");  // exits 77 (skip) when absent
   CHECK(std::filesystem::is_regular_file(p));
 }

@@ -38,12 +38,17 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// <checkout>/../shared/testdata (resolved from the source tree at configure time).
+// The conformance test data (the build tree's view of tests/data and, when present, the
+// larger optional references of ../shared/testdata; see cmake/testdata.cmake).
 std::filesystem::path testdata_dir();
 
-// The path of a file in the shared test data. When the shared folder is absent, prints a
-// SKIPPED message naming the file and ends the test process with kSkipExitCode. A file
-// missing *inside* a present folder is a real failure (the test fails on REQUIRE).
+// Whether the test data holds `relative` (for tests that use the optional files they find).
+bool has_testdata(const std::string& relative);
+
+// The path of a file of the test data. A file that tests/data does not hold, when no shared
+// folder is there either, prints a SKIPPED message naming it and ends the test process with
+// kSkipExitCode. A file missing while the shared folder is present is a real failure (the
+// test fails on REQUIRE).
 std::filesystem::path require_testdata(const std::string& relative);
 
 // Prints "SKIPPED: <why>" and ends the test process with kSkipExitCode (each Catch2 test

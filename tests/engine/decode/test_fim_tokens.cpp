@@ -22,7 +22,7 @@ Tokenizer load(const std::string& relative) {
 }  // namespace
 
 TEST_CASE("fim: Qwen2.5 tokens by name", "[fim][testdata]") {
-  Tokenizer t = load("reference/tiny-qwen2-f16.gguf");
+  Tokenizer t = load("reference/tiny-qwen2-q8_0.gguf");
   Result<FimTokens> f = find_fim_tokens(t);
   REQUIRE(f.ok());
   CHECK(f->family == "qwen");

@@ -186,7 +186,9 @@ TEST_CASE("model config: the reference models match their README", "[model_confi
   CHECK_FALSE(lc->tied_output);
   CHECK(lc->norm_eps == 1e-5f);
   CHECK(parameter_count(*l) > 0);
+}
 
+TEST_CASE("model config: the BF16 reference ties its output", "[model_config][testdata]") {
   auto b = GgufFile::open(test::require_testdata("reference/small-llama-bf16.gguf"));
   REQUIRE(b.ok());
   CHECK(read_model_config(*b)->tied_output);

@@ -26,7 +26,7 @@ Tokenizer load(const std::string& relative) {
   return std::move(*t);
 }
 
-Tokenizer qwen2() { return load("reference/tiny-qwen2-f16.gguf"); }
+Tokenizer qwen2() { return load("reference/tiny-qwen2-q8_0.gguf"); }
 Tokenizer llama_spm() { return load("tokenizer/ggml-vocab-llama-spm.gguf"); }
 
 // A deterministic sample of source files in several languages that every Debian machine

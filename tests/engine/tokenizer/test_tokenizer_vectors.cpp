@@ -75,7 +75,7 @@ void check_vocabulary(const std::string& vocab, const std::string& gguf = "") {
 }  // namespace
 
 TEST_CASE("tokenizer vectors: qwen2", "[tokenizer][vectors]") {
-  check_vocabulary("qwen2", "reference/tiny-qwen2-f16.gguf");
+  check_vocabulary("qwen2", "reference/tiny-qwen2-q8_0.gguf");
 }
 TEST_CASE("tokenizer vectors: deepseek-coder", "[tokenizer][vectors]") { check_vocabulary("deepseek-coder"); }
 TEST_CASE("tokenizer vectors: deepseek-llm", "[tokenizer][vectors]") { check_vocabulary("deepseek-llm"); }

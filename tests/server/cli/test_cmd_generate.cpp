@@ -81,8 +81,11 @@ TEST_CASE("wafer generate fails cleanly", "[cli][generate]") {
 TEST_CASE("wafer generate --prompt: tokenized like llama.cpp, same greedy tokens", "[cli][generate][reference]") {
   // The reference prompt `tokenized_code` as text: the prompt's token count, every position's
   // argmax and the 16 greedy tokens must be llama.cpp's (SPM with BOS, and Qwen2 BPE).
-  for (const char* stem : {"tiny-llama-f32", "tiny-qwen2-q8_0"}) {
+  // (Q4_0 is not here: its activations are quantized to 8 bits, which moves near-ties.)
+  for (const char* stem : {"tiny-qwen2-q8_0", "tiny-llama-f32"}) {
     INFO(stem);
+    if (std::string(stem) != "tiny-qwen2-q8_0" && !test::has_testdata(std::string("reference/") + stem + ".json"))
+      continue;  // the SPM case needs the optional f32 reference (../shared/testdata)
     const auto json_path = test::require_testdata(std::string("reference/") + stem + ".json");
     const auto ref = nlohmann::json::parse(test::read_file(json_path));
     const auto& p = ref["prompts"][1];

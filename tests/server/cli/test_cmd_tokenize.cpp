@@ -27,7 +27,7 @@ Run run(const std::string& args, const std::string& input = "") {
 }  // namespace
 
 TEST_CASE("wafer tokenize --ids prints a .out line", "[cli][tokenize][testdata]") {
-  auto model = wafer::test::require_testdata("reference/tiny-qwen2-f16.gguf").string();
+  auto model = wafer::test::require_testdata("reference/tiny-qwen2-q8_0.gguf").string();
   Run r = run("tokenize '" + model + "' --ids 'Hello world'");
   CHECK(r.status == 0);
   CHECK(r.out == " 9707 1879\n");
