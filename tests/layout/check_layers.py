@@ -33,7 +33,7 @@ SERVER_ALLOWED = {
     "document": set(),
     "prompt": {"document"},
     "pull": {"config", "platform"},
-    "backends": {"config", "document", "prompt"},
+    "backends": {"document", "prompt"},
     "index": {"document", "prompt", "platform"},
     "service": {"config", "document", "prompt", "backends", "pull", "index", "platform"},
     "lsp": {"config", "document", "prompt", "backends", "pull", "index", "service"},
