@@ -6,6 +6,7 @@
 #include "grammars/registry.h"
 #include "server/config/options.h"
 #include "server/service/completion_request.h"
+#include "server/service/service_options.h"
 #include "server/prompt/extra_context.h"
 #include "server/prompt/prompt_paths.h"
 #include "server/document/workspace.h"
@@ -67,7 +68,8 @@ CompletionRequest DaemonPrompts::request(const std::string& text, size_t cursor)
   extra.s = &s;
   extra.view = &*view;
   CompletionSite site;
-  site.options = &s.options;
+  const PromptOptions prompt = prompt_options(s.options);
+  site.options = &prompt;
   site.model = &s.model;
   site.root_uri = s.root_uri;
   site.uri = s.uri;

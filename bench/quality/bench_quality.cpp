@@ -46,7 +46,9 @@
 
 #include "engine/engine.h"
 #include "server/benchtool/quality_metrics.h"
+#include "server/config/options.h"
 #include "server/service/completion_request.h"
+#include "server/service/service_options.h"
 #include "server/index/workspace_index.h"
 #include "server/prompt/filters.h"
 #include "server/prompt/prompt_paths.h"
@@ -301,8 +303,9 @@ int main(int argc, char** argv) {
       extra.recent_of = [&](std::string_view window, int budget) {
         return recent.for_prompt(window, budget, [&](const std::string& u) { return prompt_path(root_uri, u); });
       };
+      const PromptOptions prompt = prompt_options(o);
       CompletionSite site;
-      site.options = &o;
+      site.options = &prompt;
       site.model = &info;
       site.root_uri = root_uri;
       site.uri = uri;

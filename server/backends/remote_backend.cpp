@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "engine/base/version.h"
-#include "server/config/options.h"
 
 namespace wafer {
 namespace {
@@ -353,20 +352,20 @@ void RemoteBackend::cancel(uint64_t id) {
   finish(*it->second, std::move(e));
 }
 
-Result<RemoteOptions> remote_options(const Options& o) {
+Result<RemoteOptions> remote_options(const RemoteSettings& o) {
   RemoteOptions r;
   if (o.backend == "llama-server") r.api = RemoteApi::kLlamaCpp;
   else if (o.backend == "openai") r.api = RemoteApi::kOpenAi;
   else return make_error("backend: expected local, llama-server or openai, got '" + o.backend + "'");
-  if (o.backend_url.empty()) return make_error("backend " + o.backend + ": backendUrl (--backend-url) is not set");
-  if (!o.backend_url.starts_with("http://") && !o.backend_url.starts_with("https://"))
-    return make_error("backendUrl: expected an http:// or https:// URL, got '" + o.backend_url + "'");
-  r.url = o.backend_url;
-  r.model = o.backend_model;
+  if (o.url.empty()) return make_error("backend " + o.backend + ": backendUrl (--backend-url) is not set");
+  if (!o.url.starts_with("http://") && !o.url.starts_with("https://"))
+    return make_error("backendUrl: expected an http:// or https:// URL, got '" + o.url + "'");
+  r.url = o.url;
+  r.model = o.model;
   r.prompt_template = o.prompt_template;
   if (Status format = check_fim_format(o.fim_format); !format) return make_error("fimFormat: " + format.error().message);
   r.fim_format = o.fim_format;
-  r.timeout_ms = o.backend_timeout_ms;
+  r.timeout_ms = o.timeout_ms;
   if (!o.api_key_env.empty()) {
     const char* v = std::getenv(o.api_key_env.c_str());
     if (!v || !*v) return make_error("apiKeyEnv: the environment variable " + o.api_key_env + " is not set");

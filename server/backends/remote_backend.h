@@ -89,9 +89,21 @@ class RemoteBackend : public Backend {
   bool closed_ = false;
 };
 
-// llama-server or openai from the daemon's options; the API key read from the variable or
-// file they name. Errors name the setting.
-struct Options;
-Result<RemoteOptions> remote_options(const Options& o);
+// The settings a remote backend is made from, as the user wrote them (filled from the
+// settings in server/service/service_options.cpp; the names in errors are the settings').
+struct RemoteSettings {
+  std::string backend;          // backend: llama-server or openai (local has no remote)
+  std::string url;              // backendUrl
+  std::string model;            // backendModel
+  std::string api_key_env;      // apiKeyEnv
+  std::string api_key_file;     // apiKeyFile
+  std::string fim_format;       // fimFormat
+  std::string prompt_template;  // promptTemplate
+  int timeout_ms = 0;           // backendTimeoutMs
+};
+
+// llama-server or openai from the settings; the API key read from the variable or file
+// they name. Errors name the setting.
+Result<RemoteOptions> remote_options(const RemoteSettings& o);
 
 }  // namespace wafer

@@ -18,6 +18,7 @@
 #include "server/cli/commands.h"
 #include "server/config/settings_table.h"
 #include "server/service/completion_request.h"
+#include "server/service/service_options.h"
 #include "server/document/utf8.h"
 #include "server/prompt/extra_context.h"
 #include "server/prompt/filters.h"
@@ -157,8 +158,9 @@ int run_complete(const Options& o) {
   } own;
   own.view = &*view;
   own.language = language;
+  const PromptOptions prompt = prompt_options(o);
   CompletionSite site;
-  site.options = &o;
+  site.options = &prompt;
   site.model = &model;
   site.root_uri = root_uri;
   site.uri = uri;

@@ -17,7 +17,8 @@ LspServer::LspServer(uv_loop_t* loop, Options options, Hooks hooks, Logger& log)
       log_(log),
       endpoint_([this](std::string body) { hooks_.send(std::move(body)); },
                 [this](const std::string& m) { log_.warn(m); }),
-      service_(loop, std::move(options), log, *this) {
+      options_(std::move(options)),
+      service_(loop, service_options(options_), log, *this) {
   log_.set_forward([this](LogLevel level, const std::string& m) {
     lsp::MessageType t = level == LogLevel::kError     ? lsp::MessageType::kError
                          : level == LogLevel::kWarning ? lsp::MessageType::kWarning
@@ -88,10 +89,10 @@ void LspServer::on_initialize(const json& params, Reply reply) {
     return;
   }
   auto p = lsp::parse_params<lsp::InitializeParams>(params);
-  Options next = service_.options();
+  Options next = options_;
   if (Status st = apply_settings(next, p.initialization_options); !st)
     throw jsonrpc::InvalidParams("initializationOptions." + st.error().message);
-  service_.configure(std::move(next));
+  configure(std::move(next));
   lsp::PositionEncoding encoding = lsp::PositionEncoding::kUtf16;
   for (const std::string& e : p.position_encodings)
     if (e == "utf-8") encoding = lsp::PositionEncoding::kUtf8;
@@ -136,12 +137,18 @@ void LspServer::on_did_change_configuration(const json& params) {
   if (!params.is_object()) throw jsonrpc::InvalidParams("params: expected an object");
   auto it = params.find("settings");
   if (it == params.end()) return;
-  Options next = service_.options();
+  Options next = options_;
   if (Status st = apply_settings(next, *it); !st) {
     show_message(lsp::MessageType::kWarning, "wafer: settings ignored: " + st.error().message);
     return;
   }
-  service_.configure(std::move(next));
+  configure(std::move(next));
+}
+
+void LspServer::configure(Options next) {
+  const bool reload = engine_changed(options_, next);
+  options_ = std::move(next);
+  service_.configure(service_options(options_), reload);
 }
 
 void LspServer::on_did_change(const json& params) {
@@ -287,7 +294,7 @@ void LspServer::on_completion(const json& params, Reply&& reply, bool inline_kin
 }
 
 void LspServer::on_stats(Reply reply) {
-  reply.result(stats_json(service_.stats(), service_.status(), service_.options(), endpoint_.pending_requests()));
+  reply.result(stats_json(service_.stats(), service_.status(), options_, endpoint_.pending_requests()));
 }
 
 void LspServer::show(Level level, const std::string& message) {

@@ -47,7 +47,7 @@ class LspServer final : private ServiceEvents {
   CompletionService& service() { return service_; }
   Scheduler& scheduler() { return service_.scheduler(); }
   const Stats& stats() const { return service_.stats(); }
-  const Options& options() const { return service_.options(); }
+  const Options& options() const { return options_; }
   lsp::PositionEncoding encoding() const { return service_.position_encoding(); }
 
  private:
@@ -60,6 +60,9 @@ class LspServer final : private ServiceEvents {
   void on_shutdown(jsonrpc::Reply reply);
   void on_exit();
   void on_did_change_configuration(const nlohmann::json& params);
+  // New settings: kept, and handed to the service (reloading the model if an engine or
+  // backend setting changed).
+  void configure(Options next);
   void on_did_change(const nlohmann::json& params);
   void on_did_change_watched_files(const nlohmann::json& params);
   void on_yank(const nlohmann::json& params);  // wafer/yank
@@ -79,6 +82,7 @@ class LspServer final : private ServiceEvents {
   Hooks hooks_;
   Logger& log_;
   jsonrpc::Endpoint endpoint_;
+  Options options_;  // the settings; the service gets service_options() of them
   CompletionService service_;
 
   Phase phase_ = Phase::kUninitialized;

@@ -6,21 +6,10 @@
 
 namespace wafer {
 
-FimWindow fim_window(const Options& o) {
-  FimWindow w;
-  w.prefix_tokens = o.prefix_tokens;
-  w.suffix_tokens = o.suffix_tokens;
-  w.prefix_lines = o.prefix_lines;
-  w.suffix_lines = o.suffix_lines;
-  w.prefix_step_lines = o.prefix_step_lines;
-  w.max_bytes = static_cast<size_t>(std::max(o.window_bytes, 1));
-  return w;
-}
-
 FimContext completion_context(const CompletionSite& site, FimWindow& window) {
-  const Options& options = *site.options;
+  const PromptOptions& options = *site.options;
   const Workspace::View& view = *site.view;
-  window = fim_window(options);
+  window = options.window;
   int extra_tokens = options.extra_tokens;
   if (site.model) {
     fit_to_context(window, extra_tokens, estimated_context(*site.model), options.max_tokens);

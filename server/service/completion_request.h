@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "server/config/options.h"
 #include "server/prompt/context.h"
 #include "server/prompt/extra_context.h"
 #include "server/prompt/stop_rules.h"
@@ -61,8 +60,17 @@ class ExtraContextSource {
   }
 };
 
+// What a completion's prompt reads of the settings (filled from them by prompt_options(),
+// service_options.h).
+struct PromptOptions {
+  FimWindow window;        // prefixTokens, suffixTokens, prefixLines, suffixLines, prefixStepLines, windowBytes
+  int extra_tokens = 0;    // extraTokens: definitions from other files and beyond the window
+  int recent_tokens = 0;   // recentTokens: chunks recently edited elsewhere (0: off)
+  int max_tokens = 0;      // maxTokens: the completion's budget
+};
+
 struct CompletionSite {
-  const Options* options = nullptr;
+  const PromptOptions* options = nullptr;
   const ModelInfo* model = nullptr;  // null: unknown (the window is not fitted to a context)
   std::string_view root_uri;         // the workspace root: names files in the prompt ("" none)
   std::string_view uri;              // the document
@@ -70,10 +78,6 @@ struct CompletionSite {
   size_t offset = 0;                      // the cursor, in bytes
   ExtraContextSource* extra = nullptr;    // null: the document alone
 };
-
-// The window the settings ask for (prefixTokens, suffixTokens, prefixLines, suffixLines,
-// prefixStepLines, windowBytes).
-FimWindow fim_window(const Options& o);
 
 // The request (session_key, prefix, suffix, extra, names, max_tokens) and cursor facts;
 // `window` gets the FIM window used. The request has no should_stop yet.

@@ -5,11 +5,10 @@
 #include <chrono>
 
 #include "engine/engine.h"
-#include "server/config/settings_table.h"
 
 namespace wafer {
 
-CompletionService::CompletionService(uv_loop_t* loop, Options options, Logger& log, ServiceEvents& events)
+CompletionService::CompletionService(uv_loop_t* loop, ServiceOptions options, Logger& log, ServiceEvents& events)
     : loop_(loop),
       options_(std::move(options)),
       log_(log),
@@ -32,8 +31,7 @@ void CompletionService::close() {
   if (scheduler_) scheduler_->close();
 }
 
-void CompletionService::configure(Options next) {
-  const bool reload = engine_changed(options_, next);
+void CompletionService::configure(ServiceOptions next, bool reload) {
   options_ = std::move(next);
   if (reload && started_) load_model();
 }
@@ -66,7 +64,7 @@ Status CompletionService::change(const std::string& uri, int64_t version, const 
   rhythm_[uri].keystroke(t0);
   // The line of the first ranged change joins the recent edits (a whole-text change says
   // nothing about a place).
-  if (options_.recent_tokens > 0)
+  if (options_.prompt.recent_tokens > 0)
     for (const TextChange& c : changes) {
       if (!c.range) continue;
       if (std::optional<Workspace::View> v = workspace_.get(uri)) recent_.edited(*v->snapshot, c.range->start.line);
@@ -90,7 +88,7 @@ bool CompletionService::close(const std::string& uri) {
 
 Status CompletionService::yank_range(const std::string& uri, const TextRange& r) {
   stats_.count("yanks");
-  if (options_.recent_tokens <= 0) {
+  if (options_.prompt.recent_tokens <= 0) {
     log_.debug("wafer/yank ignored: recentTokens is 0");
     return {};
   }
@@ -116,7 +114,7 @@ Status CompletionService::yank_range(const std::string& uri, const TextRange& r)
 
 void CompletionService::yank_text(const std::string& uri, const std::string& text) {
   stats_.count("yanks");
-  if (options_.recent_tokens <= 0) {
+  if (options_.prompt.recent_tokens <= 0) {
     log_.debug("wafer/yank ignored: recentTokens is 0");
     return;
   }
@@ -151,13 +149,13 @@ ServiceStatus CompletionService::status() const {
   s.engine_busy = scheduler_->engine_busy();
   s.model = scheduler_->model_info();
   if (s.model) s.model_choice = served_model_;
-  s.backend = options_.backend;
+  s.backend = options_.model.backend;
   s.typing_cache_entries = typing_.size();
   s.definition_lists = definitions_.size();
   s.extra_context_choices = extra_choice_.size();
   s.edit_times = rhythm_.size();
   s.waiting_for_model = waiting_for_model_.size();
-  s.index.enabled = options_.workspace_index;
+  s.index.enabled = options_.index.enabled;
   s.index.generation = index_generation_;
   s.index.build_ms = index_build_ms_;
   if (index_) {

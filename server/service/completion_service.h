@@ -23,7 +23,6 @@
 
 #include <uv.h>
 
-#include "server/config/options.h"
 #include "server/document/text_types.h"
 #include "server/document/workspace.h"
 #include "server/index/index_worker.h"
@@ -35,6 +34,7 @@
 #include "server/service/completion_request.h"
 #include "server/service/log.h"
 #include "server/service/scheduler.h"
+#include "server/service/service_options.h"
 #include "server/service/stats.h"
 #include "server/service/typing_rhythm.h"
 
@@ -130,14 +130,16 @@ class CompletionService {
  public:
   using RequestId = uint64_t;
 
-  CompletionService(uv_loop_t* loop, Options options, Logger& log, ServiceEvents& events);
+  CompletionService(uv_loop_t* loop, ServiceOptions options, Logger& log, ServiceEvents& events);
   ~CompletionService();
   CompletionService(const CompletionService&) = delete;
   CompletionService& operator=(const CompletionService&) = delete;
 
-  // Settings. configure() reloads the model when an engine setting changed.
-  const Options& options() const { return options_; }
-  void configure(Options next);
+  // Settings (service_options() of the daemon's). configure() reloads the model when
+  // `reload` (the caller's engine_changed() of the settings: an engine or backend setting
+  // changed).
+  const ServiceOptions& options() const { return options_; }
+  void configure(ServiceOptions next, bool reload);
   void set_position_encoding(PositionEncoding e) { encoding_ = e; }
   PositionEncoding position_encoding() const { return encoding_; }
 
@@ -217,7 +219,7 @@ class CompletionService {
   std::vector<ExtraSource> index_sources(const std::vector<std::string>& names, std::string_view language);
 
   uv_loop_t* loop_;
-  Options options_;
+  ServiceOptions options_;
   Logger& log_;
   ServiceEvents& events_;
   PositionEncoding encoding_ = PositionEncoding::kUtf16;

@@ -16,7 +16,7 @@ namespace wafer {
 std::string CompletionService::ahead_key(const std::string& uri) { return "ahead\n" + uri; }
 
 void CompletionService::start_ahead(const std::shared_ptr<CompletionState>& st) {
-  if (options_.ahead_tokens <= 0 || st->shown.empty() || st->provider != Scheduler::Provider::kLocalEngine) return;
+  if (options_.scheduling.ahead_tokens <= 0 || st->shown.empty() || st->provider != Scheduler::Provider::kLocalEngine) return;
   if (workspace_.version(st->uri) != st->version) return;  // edited meanwhile: not what the user will accept
   const std::string_view text(st->snapshot->text);
   const std::string_view before = text.substr(0, st->offset), after = text.substr(st->offset);
@@ -39,7 +39,7 @@ void CompletionService::start_ahead(const std::shared_ptr<CompletionState>& st) 
   job.request.file_path = st->request.file_path;
   job.request.repo_name = st->request.repo_name;
   job.request.line_comment = st->request.line_comment;
-  job.request.max_tokens = options_.ahead_tokens;
+  job.request.max_tokens = options_.scheduling.ahead_tokens;
   job.request.should_stop = [facts, mode](std::string_view t) { return find_stop(t, *facts, mode).stopped; };
   job.still_current = [this, uri = st->uri, version = st->version] { return workspace_.version(uri) == version; };
   job.on_done = [this, st, facts, mode](Scheduler::JobResult r) {

@@ -12,11 +12,11 @@
 namespace wafer {
 
 void CompletionService::run_alternative(const std::shared_ptr<CompletionState>& st, int index) {
-  if (index >= options_.alternatives) return finish_alternatives(st);
+  if (index >= options_.alternatives.count) return finish_alternatives(st);
   Scheduler::Job job;
   job.key = st->uri;  // a newer request for the document ends the run
   job.request =
-      alternative_request(st->request, index, options_.alternatives_temperature, options_.alternatives_top_p);
+      alternative_request(st->request, index, options_.alternatives.temperature, options_.alternatives.top_p);
   // An edit since the request makes more alternatives pointless: reply with what there is.
   job.still_current = [this, uri = st->uri, version = st->version] { return workspace_.version(uri) == version; };
   job.on_done = [this, st, index](Scheduler::JobResult r) {

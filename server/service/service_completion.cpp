@@ -50,8 +50,8 @@ class DocumentExtraContext final : public ExtraContextSource {
       if (v && v->language && related_languages(v->language->name, view_.language->name))
         others.emplace_back(other, v->snapshot->version);
     }
-    if (s_.index_ && s_.options_.workspace_index) others.emplace_back("", s_.index_generation_);  // "": the index
-    if (s_.options_.recent_tokens > 0)  // " recent": the ring of recent edits
+    if (s_.index_ && s_.options_.index.enabled) others.emplace_back("", s_.index_generation_);  // "": the index
+    if (s_.options_.prompt.recent_tokens > 0)  // " recent": the ring of recent edits
       others.emplace_back(" recent", static_cast<int64_t>(s_.recent_.generation()));
     auto it = s_.extra_choice_.find(uri_);
     if (it != s_.extra_choice_.end() && it->second.window_begin == window_begin && it->second.budget_tokens == budget &&
@@ -83,7 +83,7 @@ PreparedCompletion CompletionService::prepare(const std::string& uri, const Work
                                                        size_t offset) {
   DocumentExtraContext extra(*this, uri, view);
   CompletionSite site;
-  site.options = &options_;
+  site.options = &options_.prompt;
   site.model = scheduler_->model_info();
   site.root_uri = root_uri_;
   site.uri = uri;
@@ -143,7 +143,7 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   const TextPosition cursor = position_at(*view->snapshot, *offset, encoding_);
   const char* refused = nullptr;
   if (view->out_of_sync) refused = "refused_out_of_sync";
-  else if (!language_enabled(options_, view->snapshot->language_id)) refused = "refused_language";
+  else if (!options_.language_enabled(view->snapshot->language_id)) refused = "refused_language";
   else if (!scheduler_->model_info() && !model_loading_) refused = "refused_no_model";
   if (refused) {
     stats_.count(refused);
@@ -174,7 +174,7 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
 
   // Alternatives for an invoked request (remote backends decode greedily whatever they are
   // asked, so theirs would repeat); such a request skips typing-through, which has one.
-  const bool alternatives = query.trigger == Trigger::kInvoked && inline_kind && options_.alternatives > 1 &&
+  const bool alternatives = query.trigger == Trigger::kInvoked && inline_kind && options_.alternatives.count > 1 &&
                             scheduler_->provider() == Scheduler::Provider::kLocalEngine;
   // Typing-through: the user typed the head of the last suggestion; no debounce, no engine.
   // Past its end, the continuation decoded ahead of the cursor answers (service_ahead.cpp).
@@ -201,7 +201,7 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
     double since_edit = 1e9;
     if (auto e = rhythm_.find(uri); e != rhythm_.end() && e->second.seen())
       since_edit = std::chrono::duration<double, std::milli>(t0 - e->second.last()).count();
-    job.debounce_ms = std::max(0, options_.debounce_ms - static_cast<int>(since_edit));
+    job.debounce_ms = std::max(0, options_.scheduling.debounce_ms - static_cast<int>(since_edit));
   }
   PreparedCompletion prepared = prepare(uri, *view, *offset);
   const Mode mode = prepared.mode;
@@ -228,16 +228,16 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   // suffix rather than answer late; while the user types, it follows the typing rhythm
   // (typing_rhythm.h). An invoked request waits for the whole prompt.
   if (query.trigger != Trigger::kInvoked) {
-    int budget = options_.latency_budget_ms;
-    if (auto e = rhythm_.find(uri); options_.typing_budget && e != rhythm_.end())
+    int budget = options_.scheduling.latency_budget_ms;
+    if (auto e = rhythm_.find(uri); options_.scheduling.typing_budget && e != rhythm_.end())
       budget = typing_budget_ms(budget, e->second.typical_gap_ms());
     job.request.first_token_budget_ms = budget;
-    if (budget < options_.latency_budget_ms) stats_.record("typing_budget_ms", budget);
+    if (budget < options_.scheduling.latency_budget_ms) stats_.record("typing_budget_ms", budget);
   }
   stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
-  if (alternatives || options_.ahead_tokens > 0) st->request = job.request;
+  if (alternatives || options_.scheduling.ahead_tokens > 0) st->request = job.request;
   std::optional<CompletionRequest> early;  // submitted after the job (whose submit ends older background work)
-  if (job.debounce_ms > 0 && options_.early_prefill) early = job.request;
+  if (job.debounce_ms > 0 && options_.scheduling.early_prefill) early = job.request;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   // Streaming: each partial is the whole suggestion so far, post-processed as the answer is.
   if (inline_kind && query.stream) {

@@ -23,7 +23,7 @@ std::string relative_to(const std::string& root, const std::string& uri) {
 }  // namespace
 
 void CompletionService::start_index(const std::string& uri) {
-  if (!options_.workspace_index || !uri.starts_with("file://")) return;
+  if (!options_.index.enabled || !uri.starts_with("file://")) return;
   std::string root;
   if (!root_uri_.empty()) {
     root = path_from_uri(root_uri_);
@@ -59,7 +59,7 @@ void CompletionService::start_index(const std::string& uri) {
       }
     });
   IndexLimits limits;
-  limits.max_files = static_cast<size_t>(options_.index_max_files);
+  limits.max_files = static_cast<size_t>(options_.index.max_files);
   index_worker_->build(root, limits);
 }
 
@@ -70,7 +70,7 @@ void CompletionService::file_changed(const std::string& uri) {
 }
 
 std::vector<ExtraSource> CompletionService::index_sources(const std::vector<std::string>& names, std::string_view language) {
-  if (!index_ || !options_.workspace_index) return {};
+  if (!index_ || !options_.index.enabled) return {};
   std::vector<std::string> open;  // the open documents speak for themselves
   for (const std::string& uri : workspace_.uris()) {
     std::string r = relative_to(index_->root(), uri);

@@ -4,14 +4,13 @@
 #include <chrono>
 
 #include "server/backends/remote_backend.h"
-#include "server/config/settings_table.h"
 #include "server/service/completion_service.h"
 #include "server/service/scripted_engine.h"
 
 namespace wafer {
 
 void CompletionService::use_remote_backend() {
-  Result<RemoteOptions> ro = remote_options(options_);
+  Result<RemoteOptions> ro = remote_options(options_.model.remote);
   if (!ro) {
     events_.show(ServiceEvents::Level::kError, "wafer: cannot use the remote backend: " + ro.error().message);
     return;
@@ -27,7 +26,7 @@ void CompletionService::use_remote_backend() {
           return;
         }
         stats_.count("backend_problems");
-        events_.show(ServiceEvents::Level::kError, "wafer: " + options_.backend + ": " + message +
+        events_.show(ServiceEvents::Level::kError, "wafer: " + options_.model.backend + ": " + message +
                                                        ". Completions are off until it answers; retrying with backoff.");
       });
   log_.info("completions from " + backend->name() + " at " + backend->endpoint());
@@ -53,17 +52,18 @@ void CompletionService::load_model() {
   scheduler_->set_engine(nullptr);
   scheduler_->set_backend(nullptr);
   model_loading_ = false;
-  if (options_.backend != "local") return use_remote_backend();
+  if (options_.model.backend != "local") return use_remote_backend();
   served_model_.reset();
-  std::string what = !options_.fake_engine.empty() ? "fake engine " + options_.fake_engine
-                     : options_.model.empty()      ? std::string("the default model")
-                                                   : options_.model;
+  const ModelOptions& m = options_.model;
+  std::string what = !m.fake_engine.empty()        ? "fake engine " + m.fake_engine
+                     : m.engine.model_path.empty() ? std::string("the default model")
+                                                   : m.engine.model_path;
   events_.model_loading(what);
   using Loaded = std::optional<Result<std::shared_ptr<Engine>>>;
   auto loaded = std::make_shared<Loaded>();
   auto choice = std::make_shared<std::optional<ModelChoice>>();
-  EngineOptions eo = engine_options(options_);
-  std::string fake = options_.fake_engine;
+  EngineOptions eo = options_.model.engine;
+  std::string fake = options_.model.fake_engine;
   auto t0 = std::chrono::steady_clock::now();
   model_loading_ = true;
   scheduler_->run_on_engine_thread(

@@ -17,7 +17,7 @@ Status CompletionService::warm(const std::string& uri, const TextPosition& posit
   Result<size_t> offset = offset_at(*view->snapshot, position, encoding_);
   if (!offset) return make_error("position: " + offset.error().message);
   // Only the in-process engine keeps a cache this could fill.
-  if (!options_.warm || view->out_of_sync || !language_enabled(options_, view->snapshot->language_id) ||
+  if (!options_.scheduling.warm || view->out_of_sync || !options_.language_enabled(view->snapshot->language_id) ||
       scheduler_->provider() != Scheduler::Provider::kLocalEngine || !scheduler_->model_info()) {
     stats_.count("warm_skipped");
     return {};

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""That the build itself refuses an include across the server's layers.
+"""That the build itself refuses an include across the engine's and the server's layers.
 
   check_build_layers.py SOURCE_DIR BUILD_DIR
 
-Each server layer compiles against an include folder of its own (server/CMakeLists.txt).
-For every layer, this preprocesses, with the include flags the build gives that layer's
-own files (from BUILD_DIR/compile_commands.json), one include of each server folder and of
-the engine's insides: the folders check_layers.py allows must be found, every other one
-must not. Exits 1 on any difference, or when a layer has no compile command to read.
+Each engine layer and each server layer compiles against an include folder of its own
+(engine/CMakeLists.txt, server/CMakeLists.txt). For every layer, this preprocesses, with
+the include flags the build gives that layer's own files (from
+BUILD_DIR/compile_commands.json), one include of each folder of its part of the tree:
+  - an engine layer must find its own folder and the layers below it in
+    check_layers.ENGINE_ORDER (and engine/types.h, above base), and nothing above; the
+    facade's implementation (the files at engine/ itself) finds every layer;
+  - a server layer must find the server folders check_layers.py allows it and the engine's
+    facade, and no other server folder nor the engine's insides.
+Exits 1 on any difference, or when a layer has no compile command to read.
 """
 import json
 import os
@@ -34,6 +39,18 @@ PROBES = {
 }
 ENGINE_INSIDE = "engine/decode/session.h"
 ENGINE_FACADE = "engine/engine.h"
+ENGINE_TYPES = "engine/types.h"
+ENGINE_PROBES = {
+    "base": "engine/base/result.h",
+    "runtime": "engine/runtime/threadpool.h",
+    "quant": "engine/quant/quant.h",
+    "gguf": "engine/gguf/gguf.h",
+    "tokenizer": "engine/tokenizer/tokenizer.h",
+    "kernels": "engine/kernels/kernels.h",
+    "model": "engine/model/model.h",
+    "compute": "engine/compute/forward.h",
+    "decode": "engine/decode/session.h",
+}
 
 
 def include_flags(command):
@@ -63,10 +80,47 @@ def found(compiler, flags, header, cwd):
         os.unlink(name)
 
 
+def first_command(commands, directory, top_level_only=False):
+    """The compile command of a file in `directory` (directly in it if top_level_only)."""
+    for c in commands:
+        path = os.path.abspath(c["file"])
+        if path.startswith(directory) and (not top_level_only or os.path.dirname(path) + os.sep == directory):
+            return c
+    return None
+
+
+def expect(errors, who, compiler, flags, entry, header, want):
+    ok, err = found(compiler, flags, header, entry["directory"])
+    if ok != want:
+        errors.append(f"{who}: #include \"{header}\" "
+                      f"{'compiles' if ok else 'fails'} but should {'compile' if want else 'fail'}"
+                      + ("" if ok else f": {err.strip().splitlines()[0] if err.strip() else ''}"))
+
+
+def check_engine(source_dir, commands):
+    errors = []
+    order = check_layers.ENGINE_ORDER
+    assert sorted(order) == sorted(ENGINE_PROBES), "a probe header per engine layer"
+    layers = [(layer, os.path.join(source_dir, "engine", layer) + os.sep, False) for layer in order]
+    layers.append(("facade", os.path.join(source_dir, "engine") + os.sep, True))
+    for rank, (layer, directory, top_level_only) in enumerate(layers):
+        who = "engine/" if layer == "facade" else f"engine/{layer}/"
+        entry = first_command(commands, directory, top_level_only)
+        if entry is None:
+            errors.append(f"{who}: no compile command (is it a library of its own?)")
+            continue
+        compiler, flags = include_flags(entry["command"])
+        for other_rank, other in enumerate(order):
+            expect(errors, who, compiler, flags, entry, ENGINE_PROBES[other], other_rank <= rank)
+        expect(errors, who, compiler, flags, entry, ENGINE_TYPES, rank > 0)
+        expect(errors, who, compiler, flags, entry, ENGINE_FACADE, layer == "facade")
+    return errors
+
+
 def check(source_dir, build_dir):
     with open(os.path.join(build_dir, "compile_commands.json")) as f:
         commands = json.load(f)
-    errors = []
+    errors = check_engine(source_dir, commands)
     for layer, allowed in check_layers.SERVER_ALLOWED.items():
         if layer == "cli":
             continue  # sees the whole tree by design
@@ -98,7 +152,8 @@ def main():
     for e in errors:
         print(e)
     if not errors:
-        print(f"check_build_layers: {len(check_layers.SERVER_ALLOWED) - 1} layers, each sees exactly what it may")
+        print(f"check_build_layers: {len(check_layers.ENGINE_ORDER) + 1} engine and "
+              f"{len(check_layers.SERVER_ALLOWED) - 1} server libraries, each sees exactly what it may")
     return 1 if errors else 0
 
 

@@ -23,6 +23,8 @@ import subprocess
 import sys
 
 MAX_FILES = 25
+# engine/CMakeLists.txt (WAFER_ENGINE_LAYERS) builds a library per layer in this order;
+# check_build_layers.py checks that the build lets each see exactly the layers below it.
 ENGINE_ORDER = ["base", "runtime", "quant", "gguf", "tokenizer", "kernels", "model", "compute",
                 "decode"]
 # engine/types.h sits just above base (value types only); engine/engine.h above decode;
@@ -33,7 +35,7 @@ SERVER_ALLOWED = {
     "document": set(),
     "prompt": {"document"},
     "pull": {"config", "platform"},
-    "backends": {"config", "document", "prompt"},
+    "backends": {"document", "prompt"},
     "index": {"document", "prompt", "platform"},
     "service": {"config", "document", "prompt", "backends", "pull", "index", "platform"},
     "lsp": {"config", "document", "prompt", "backends", "pull", "index", "service"},

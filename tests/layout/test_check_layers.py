@@ -32,13 +32,15 @@ def main():
         write(bad, "engine/base/log.h", "server/lsp/jsonrpc.h")                 # engine -> server
         write(bad, "server/service/stats.h", "engine/compute/kv_cache.h")        # deep engine include
         write(bad, "server/prompt/context.h", "server/lsp/protocol.h")         # prompt -> the wire
+        write(bad, "server/backends/remote_backend.cpp", "server/config/options.h")  # backends -> settings
         write(bad, "server/service/fake.cpp", "tests/support/fixtures/fake_engine.h")  # fixture
         for i in range(26):
             write(bad, f"server/prompt/f{i}.h")                                 # folder too large
         errors = check_layers.check(bad)
         expect = ["lower engine layer includes a higher", "knows nothing of the server",
                   "engine/engine.h, engine/types.h and engine/base/ only",
-                  "server/prompt/ may not include server/lsp/", "must not include test fixtures",
+                  "server/prompt/ may not include server/lsp/", "server/backends/ may not include server/config/",
+                  "must not include test fixtures",
                   "server/prompt/: 27 source files"]
         for e in expect:
             assert any(e in x for x in errors), f"missing: {e}\n" + "\n".join(errors)

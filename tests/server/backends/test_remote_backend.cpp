@@ -10,6 +10,7 @@
 
 #include "server/config/options.h"
 #include "server/service/scheduler.h"
+#include "server/service/service_options.h"  // remote_options() of the settings
 #include "tests/support/fake_inference_server.h"
 #include "tests/support/lsp_client.h"
 #include "tests/support/testing.h"
