@@ -1,4 +1,5 @@
 #include "server/backends/remote_backend.h"
+#include "engine/base/path_utf8.h"
 
 #include <algorithm>
 #include <cctype>
@@ -372,7 +373,7 @@ Result<RemoteOptions> remote_options(const Options& o) {
     if (!v || !*v) return make_error("apiKeyEnv: the environment variable " + o.api_key_env + " is not set");
     r.api_key = v;
   } else if (!o.api_key_file.empty()) {
-    std::ifstream in(o.api_key_file);
+    std::ifstream in(path_from_utf8(o.api_key_file));
     if (!in) return make_error("apiKeyFile: cannot read " + o.api_key_file);
     std::stringstream ss;
     ss << in.rdbuf();

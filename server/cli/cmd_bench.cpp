@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "server/benchtool/bench_html.h"
+#include "engine/base/path_utf8.h"
 #include "server/benchtool/bench_http.h"
 #include "server/benchtool/bench_lsp.h"
 #include "server/benchtool/bench_replay.h"
@@ -37,7 +38,7 @@ std::vector<std::string> split_words(const std::string& s) {
 
 std::string self_binary() {
   const auto p = os::executable_path();
-  return p.empty() ? "wafer" : p.string();
+  return p.empty() ? "wafer" : utf8_from_path(p);
 }
 
 // `wafer lsp` with the bench's model and daemon options.
@@ -51,7 +52,7 @@ LspTargetOptions wafer_lsp(const Options& o) {
   };
   if (!o.model.empty()) {
     add("--model", o.model);
-    name += " --model " + std::filesystem::path(o.model).filename().string();
+    name += " --model " + utf8_from_path(path_from_utf8(o.model).filename());
   }
   if (!o.fake_engine.empty()) {
     add("--fake-engine", o.fake_engine);

@@ -76,6 +76,12 @@ std::vector<std::string> utf8_arguments(int argc, char** argv) {
   return args;
 }
 
+std::FILE* open_file(const std::filesystem::path& path, const char* mode) {
+  return _wfopen(path.c_str(), wide(mode).c_str());
+}
+
+bool file_names_ignore_case() { return true; }
+
 // A write to a closed pipe is an error (ERROR_NO_DATA), never a signal.
 void ignore_broken_pipe() {}
 
