@@ -118,7 +118,7 @@ Result<std::unique_ptr<BenchTarget>> target_from_spec(const Options& o, const st
 }
 
 Result<std::string> read_whole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path_from_utf8(path), std::ios::binary);
   if (!in) return make_error("cannot read '" + path + "'");
   std::stringstream ss;
   ss << in.rdbuf();
@@ -126,7 +126,7 @@ Result<std::string> read_whole(const std::string& path) {
 }
 
 Status write_whole(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
+  std::ofstream out(path_from_utf8(path), std::ios::binary);
   out << text;
   out.close();
   if (!out) return make_error("cannot write '" + path + "'");
