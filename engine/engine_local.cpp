@@ -35,12 +35,16 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) {
     if (std::filesystem::exists(file, ec)) return make_error("cannot load '" + path + "': not a regular file");
-    // Opening it says why where there is more to say than "missing" (an unreachable share).
+    // Opening it says why, where there is more to say than "missing" (a locked file, an
+    // unreachable share); a name only the OS's own calls take (Windows' "\\?\" long paths)
+    // opens, and loads below.
     platform::FileView view;
     std::string why;
-    if (platform::map_file(file, view, why)) platform::unmap_file(view);
-    if (why.empty() || why == "No such file or directory") why = "no such file";
-    return make_error("cannot load '" + path + "': " + why);
+    if (!platform::map_file(file, view, why)) {
+      if (why == "No such file or directory") why = "no such file";
+      return make_error("cannot load '" + path + "': " + why);
+    }
+    platform::unmap_file(view);
   }
   // The pool first: its threads repack the weights they will multiply.
   auto pool = std::make_unique<ThreadPool>(options.threads);

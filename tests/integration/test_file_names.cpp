@@ -100,6 +100,38 @@ TEST_CASE("file names: a model locked by another program is a message; the daemo
   CloseHandle(held);
   CHECK(c.shutdown_and_exit() == 0);
 }
+
+TEST_CASE("file names: a model named by a long path (the extended-length prefix) loads", "[integration]") {
+  TempDir dir;
+  std::string model = model_at_odd_path(dir);
+  for (char& ch : model)
+    if (ch == '/') ch = '\\';  // the long-path prefix turns off the '/' conversion
+  model = "\\\\?\\" + model;
+  LspClient c({"--model", model, "--threads", "1", "--debounce-ms", "0"});
+  c.initialize();
+  auto loaded = c.wait_for([](const json& m) { return is_model_loaded(m) || is_show_message(m); }, 60000);
+  REQUIRE(loaded);
+  INFO(model + "\n" + loaded->dump());
+  CHECK(is_model_loaded(*loaded));
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
+TEST_CASE("file names: a model on a share that does not answer is a message; the daemon serves on", "[integration]") {
+  const std::string model = "\\\\wafer-no-such-server.invalid\\models\\m.gguf";
+  LspClient c({"--model", model, "--threads", "1", "--debounce-ms", "0"});
+  c.initialize();
+  auto shown = c.wait_for(is_show_message, 60000);
+  REQUIRE(shown);
+  const std::string message = (*shown)["params"]["message"];
+  INFO(message);
+  CHECK_THAT(message, Catch::Contains(model));
+  // Windows says the share is unreachable; wine may call the server's path missing.
+  CHECK((message.find("the network share is unreachable") != std::string::npos ||
+         message.find("no such file") != std::string::npos));
+  json stats = c.request("wafer/stats", nullptr);
+  CHECK(stats.contains("result"));
+  CHECK(c.shutdown_and_exit() == 0);
+}
 #endif
 
 TEST_CASE("file names: a document found under another spelling of its URI", "[integration]") {
