@@ -63,6 +63,30 @@ TEST_CASE("file names: a model under a folder with spaces and non-ASCII letters 
   CHECK(c.shutdown_and_exit() == 0);
 }
 
+TEST_CASE("file names: the model under a non-ASCII name deleted, then replaced, while the daemon runs", "[integration]") {
+  TempDir dir;
+  const std::string model = model_at_odd_path(dir);
+  LspClient c({"--model", model, "--threads", "1", "--debounce-ms", "0"});
+  c.initialize();
+  REQUIRE(c.wait_for(is_model_loaded, 60000));
+  const std::string uri = "file:///work/f.py";
+  c.notify("textDocument/didOpen", open_params(uri, "def add(a, b):\n    return \n"));
+  REQUIRE(c.request("textDocument/inlineCompletion", inline_completion_params(uri, 1, 11), 60000).contains("result"));
+  std::error_code ec;
+  fs::remove(path_from_utf8(model), ec);  // the open view keeps the old contents
+  INFO("remove: " + ec.message());
+  json r = c.request("textDocument/inlineCompletion", inline_completion_params(uri, 1, 10), 60000);
+  CHECK(r.contains("result"));
+  const fs::path fresh = path_from_utf8(model).parent_path() / path_from_utf8("nouveau é.gguf");
+  fs::copy_file(bundled_model(), fresh);
+  fs::rename(fresh, path_from_utf8(model), ec);  // as an update puts a new file in place
+  INFO("rename: " + ec.message());
+  r = c.request("textDocument/inlineCompletion", inline_completion_params(uri, 1, 11), 60000);
+  INFO(r.dump() + "\n" + c.process().stderr_text());
+  CHECK(r.contains("result"));
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
 TEST_CASE("file names: a missing model under a non-ASCII name is named in the message; the daemon serves on", "[integration]") {
   TempDir dir;
   const std::string model = utf8_from_path(dir.path()) + "/Modèles 模型/absent ü.gguf";
