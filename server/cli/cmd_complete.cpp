@@ -20,6 +20,7 @@
 #include "server/cli/commands.h"
 #include "server/config/settings_table.h"
 #include "server/service/completion_request.h"
+#include "server/service/completion_service.h"
 #include "server/document/utf8.h"
 #include "server/prompt/extra_context.h"
 #include "server/prompt/filters.h"

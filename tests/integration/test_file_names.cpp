@@ -87,7 +87,7 @@ TEST_CASE("file names: the model under a non-ASCII name deleted, then replaced, 
   CHECK(c.shutdown_and_exit() == 0);
 }
 
-TEST_CASE("file names: a missing model under a non-ASCII name is named in the message; the daemon serves on", "[integration]") {
+TEST_CASE("file names: a missing model under a non-ASCII name is named in the message, and the daemon serves on", "[integration]") {
   TempDir dir;
   const std::string model = utf8_from_path(dir.path()) + "/Modèles 模型/absent ü.gguf";
   LspClient c({"--model", model, "--threads", "1", "--debounce-ms", "0"});
@@ -105,7 +105,7 @@ TEST_CASE("file names: a missing model under a non-ASCII name is named in the me
 }
 
 #if defined(_WIN32)
-TEST_CASE("file names: a model locked by another program is a message; the daemon serves on", "[integration]") {
+TEST_CASE("file names: a model locked by another program is a message, and the daemon serves on", "[integration]") {
   TempDir dir;
   const std::string model = model_at_odd_path(dir);
   // No sharing at all: what a program that opened the file exclusively leaves others.
@@ -140,7 +140,7 @@ TEST_CASE("file names: a model named by a long path (the extended-length prefix)
   CHECK(c.shutdown_and_exit() == 0);
 }
 
-TEST_CASE("file names: a model on a share that does not answer is a message; the daemon serves on", "[integration]") {
+TEST_CASE("file names: a model on a share that does not answer is a message, and the daemon serves on", "[integration]") {
   const std::string model = "\\\\wafer-no-such-server.invalid\\models\\m.gguf";
   LspClient c({"--model", model, "--threads", "1", "--debounce-ms", "0"});
   c.initialize();

@@ -35,7 +35,7 @@ TEST_CASE("document_key: UNC shares: the server and the path ignore case", "[doc
   CHECK(document_key("file://SERVER/Share/A.py", kLinux) == "file://server/Share/A.py");
 }
 
-TEST_CASE("document_key: case matters on Linux; a backslash is a letter off Windows", "[document_key]") {
+TEST_CASE("document_key: case matters on Linux, and a backslash is a letter off Windows", "[document_key]") {
   CHECK(document_key("file:///home/u/A.py", kLinux) != document_key("file:///home/u/a.py", kLinux));
   CHECK(document_key("file:///home/u/a%20b.py", kLinux) == document_key("file:///home/u/a b.py", kLinux));
   CHECK(document_key("file:///Users/u/A.py", kMac) == document_key("file:///users/U/a.PY", kMac));
@@ -49,7 +49,7 @@ TEST_CASE("document_key: other schemes are their own key", "[document_key]") {
   CHECK(document_key("", kWindows).empty());
 }
 
-TEST_CASE("document_key: letters beyond ASCII fold; invalid UTF-8 is kept", "[document_key]") {
+TEST_CASE("document_key: letters beyond ASCII fold, invalid UTF-8 is kept", "[document_key]") {
   CHECK(fold_case("Modèles MODÈLES Ёж ЁЖ ΑΒΓ Łódź ŁÓDŹ 模型") == "modèles modèles ёж ёж αβγ łódź łódź 模型");
   CHECK(fold_case("A\xff" "B") == "a\xff" "b");
   CHECK(document_key("file:///c%3A/Mod%C3%88les/A.py", kWindows) == document_key("file:///C:/modèles/a.py", kWindows));
