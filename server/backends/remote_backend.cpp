@@ -1,5 +1,4 @@
 #include "server/backends/remote_backend.h"
-#include "engine/base/path_utf8.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/base/path_utf8.h"
 #include "engine/base/version.h"
 #include "server/config/options.h"
 

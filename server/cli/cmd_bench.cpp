@@ -10,8 +10,8 @@
 #include <sstream>
 #include <thread>
 
-#include "server/benchtool/bench_html.h"
 #include "engine/base/path_utf8.h"
+#include "server/benchtool/bench_html.h"
 #include "server/benchtool/bench_http.h"
 #include "server/benchtool/bench_lsp.h"
 #include "server/benchtool/bench_replay.h"

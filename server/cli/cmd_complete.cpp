@@ -14,9 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "grammars/registry.h"
-#include "server/platform/platform.h"
 #include "engine/base/path_utf8.h"
+#include "grammars/registry.h"
 #include "server/cli/commands.h"
 #include "server/config/settings_table.h"
 #include "server/service/completion_request.h"
@@ -26,6 +25,7 @@
 #include "server/prompt/filters.h"
 #include "server/prompt/prompt_paths.h"
 #include "server/document/workspace.h"
+#include "server/platform/platform.h"
 #include "server/pull/model_choice.h"
 
 namespace wafer {

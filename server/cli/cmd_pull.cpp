@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "engine/gguf/gguf.h"
 #include "engine/base/path_utf8.h"
+#include "engine/gguf/gguf.h"
 #include "server/cli/commands.h"
 #include "server/pull/http_download.h"
 #include "server/pull/model_catalog.h"

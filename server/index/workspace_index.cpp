@@ -1,5 +1,4 @@
 #include "server/index/workspace_index.h"
-#include "engine/base/path_utf8.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,11 +8,12 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/base/path_utf8.h"
 #include "grammars/language_rules.h"
 #include "grammars/registry.h"
 #include "server/document/documents.h"
-#include "server/index/gitignore.h"
 #include "server/document/syntax.h"
+#include "server/index/gitignore.h"
 
 namespace wafer {
 namespace fs = std::filesystem;

@@ -1,7 +1,8 @@
 #include "server/prompt/prompt_paths.h"
-#include "engine/base/path_utf8.h"
 
 #include <filesystem>
+
+#include "engine/base/path_utf8.h"
 
 namespace wafer {
 namespace {

@@ -1,6 +1,4 @@
 #include "server/pull/http_download.h"
-#include "server/platform/platform.h"
-#include "engine/base/path_utf8.h"
 
 #include <curl/curl.h>
 
@@ -12,7 +10,9 @@
 #include <mutex>
 #include <thread>
 
+#include "engine/base/path_utf8.h"
 #include "engine/base/version.h"
+#include "server/platform/platform.h"
 
 namespace wafer {
 namespace {

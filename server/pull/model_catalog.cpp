@@ -1,6 +1,6 @@
 #include "server/pull/model_catalog.h"
-#include "engine/base/path_utf8.h"
 
+#include "engine/base/path_utf8.h"
 #include "server/platform/platform.h"
 
 #include <array>

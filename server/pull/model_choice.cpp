@@ -1,9 +1,9 @@
 #include "server/pull/model_choice.h"
-#include "engine/base/path_utf8.h"
 
 #include <cstdlib>
 #include <system_error>
 
+#include "engine/base/path_utf8.h"
 #include "server/platform/platform.h"
 #include "server/pull/model_catalog.h"
 

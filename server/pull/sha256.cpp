@@ -1,5 +1,4 @@
 #include "server/pull/sha256.h"
-#include "engine/base/path_utf8.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -7,6 +6,8 @@
 #include <cstring>
 #include <fstream>
 #include <vector>
+
+#include "engine/base/path_utf8.h"
 
 namespace wafer {
 namespace {

@@ -1,8 +1,9 @@
 #include "server/service/log.h"
-#include "server/platform/platform.h"
-#include "engine/base/path_utf8.h"
 
 #include <chrono>
+
+#include "engine/base/path_utf8.h"
+#include "server/platform/platform.h"
 
 namespace wafer {
 

@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "server/platform/platform.h"
 #include "engine/base/path_utf8.h"
+#include "server/platform/platform.h"
 #include "server/service/completion_service.h"
 #include "server/prompt/prompt_paths.h"
 
