@@ -3,7 +3,7 @@
 // two functions. `std::filesystem::path(std::string)` and `path::string()` use the narrow
 // encoding of the C library, which on Windows is the ANSI code page, not UTF-8: a model at
 // "C:\\Modèles\\m.gguf" would be looked for under another name. The char8_t forms are UTF-8
-// on every system (UTF-16 at Windows' boundary, the bytes as they are on POSIX).
+// on every OS: UTF-16 at Windows' boundary, the bytes as they are on POSIX.
 #pragma once
 
 #include <filesystem>

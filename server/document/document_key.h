@@ -10,7 +10,7 @@
 
 namespace wafer {
 
-// How file names compare on this system (the service fills it from server/platform).
+// How file names compare on an OS; the service fills it from server/platform.
 struct FileNameRules {
   bool fold_case = false;               // "A.py" and "a.py" name one file
   bool backslash_is_separator = false;  // Windows: "src\\a.py" is "src/a.py"
