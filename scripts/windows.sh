@@ -27,6 +27,7 @@ TESTS=(
   engine_test_tokenizer_vectors engine_test_forward_reference
   server_test_framing server_test_jsonrpc server_test_utf8 server_test_documents
   server_test_prompt_paths server_test_path_styles server_test_document_key engine_test_path_utf8
+  server_test_workspace_index
   integration_test_lsp_session integration_test_faults integration_test_file_names
 )
 # Not run under wine (reported as such): the TCP session's client is a python3 of the host,
