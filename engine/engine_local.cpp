@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/base/path_utf8.h"
 #include "engine/decode/completion_run.h"
 #include "engine/decode/copy_predictor.h"
 #include "engine/runtime/cpu_features.h"
 #include "engine/runtime/float_mode.h"
+#include "engine/runtime/platform.h"
 #include "engine/decode/fim_template.h"
 #include "engine/compute/kv_cache.h"
 #include "engine/model/model_config.h"
@@ -29,13 +31,24 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& options) {
   const std::string& path = options.model_path;
   if (path.empty()) return make_error("no model file given");
+  const std::filesystem::path file = path_from_utf8(path);
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    return make_error("cannot load '" + path + "': " +
-                      (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    if (std::filesystem::exists(file, ec)) return make_error("cannot load '" + path + "': not a regular file");
+    // Opening it says why, where there is more to say than "missing" (a locked file, an
+    // unreachable share); a name only the OS's own calls take (Windows' "\\?\" long paths)
+    // opens, and loads below.
+    platform::FileView view;
+    std::string why;
+    if (!platform::map_file(file, view, why)) {
+      if (why == "No such file or directory") why = "no such file";
+      return make_error("cannot load '" + path + "': " + why);
+    }
+    platform::unmap_file(view);
+  }
   // The pool first: its threads repack the weights they will multiply.
   auto pool = std::make_unique<ThreadPool>(options.threads);
-  auto model = Model::load(path, kernels::default_backend(options.amx, options.amx_bf16), pool.get());
+  auto model = Model::load(file, kernels::default_backend(options.amx, options.amx_bf16), pool.get());
   if (!model) return make_error("cannot load " + model.error().message);
   auto tokenizer = tokenizer_from_gguf((*model)->file());
   if (!tokenizer) return make_error("cannot load '" + path + "': " + tokenizer.error().message);
@@ -67,7 +80,7 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<ThreadPool> pool
   const ModelConfig& c = model_->config();
   int n_ctx = static_cast<int>(c.context_length);
   if (options_.context_length > 0 && (n_ctx <= 0 || options_.context_length < n_ctx)) n_ctx = options_.context_length;
-  info_.name = !c.name.empty() ? c.name : std::filesystem::path(options_.model_path).filename().string();
+  info_.name = !c.name.empty() ? c.name : utf8_from_path(path_from_utf8(options_.model_path).filename());
   info_.architecture = std::string(c.arch->name);
   info_.has_fim = true;
   info_.fim_format = fim_template_name(template_);

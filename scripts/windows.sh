@@ -5,8 +5,8 @@
 # WINDOWS_BUILD_DIR (default build-windows) and runs the tests whose code differs per OS
 # under wine64: the runtime (thread pool wait/wake, file views, pages, CPU topology), the
 # kernels against their scalar twins, tokenizer vectors, GGUF, the forward pass against the
-# reference logits, the protocol units, URIs and paths, and the LSP sessions driving
-# `wafer.exe lsp` over pipes. Then `wafer.exe complete` on the sample must print the native
+# reference logits, the protocol units, URIs, paths and document keys, UTF-8 file names,
+# and the LSP sessions driving `wafer.exe lsp` over pipes. Then `wafer.exe complete` on the sample must print the native
 # build's (BUILD_DIR) greedy text with the bundled model. Installs what it needs
 # (scripts/setup.sh windows). Times under wine are not Windows' times.
 set -euo pipefail
@@ -26,8 +26,9 @@ TESTS=(
   engine_test_gguf engine_test_gguf_hostile
   engine_test_tokenizer_vectors engine_test_forward_reference
   server_test_framing server_test_jsonrpc server_test_utf8 server_test_documents
-  server_test_prompt_paths server_test_path_styles
-  integration_test_lsp_session integration_test_faults
+  server_test_prompt_paths server_test_path_styles server_test_document_key engine_test_path_utf8
+  server_test_workspace_index
+  integration_test_lsp_session integration_test_faults integration_test_file_names
 )
 # Not run under wine (reported as such): the TCP session's client is a python3 of the host,
 # which a Windows program cannot start; the KV cache's out-of-memory message and the flood
@@ -65,10 +66,9 @@ if [ "$got" != "$want" ]; then
 fi
 echo "windows: wafer.exe complete prints the native build's greedy completion"
 
-# The same with the model at a path with spaces. (A path with non-ASCII letters does not
-# load yet: the narrow strings that carry paths become std::filesystem paths through the
-# ANSI code page, not UTF-8.)
-odd="$DIR/paths/with space/tiny model.gguf"
+# The same with the model at a path with spaces and letters outside ASCII (the command line
+# reaches wafer.exe as UTF-16 and is taken as such).
+odd="$DIR/paths/Modèles 模型/tiny modèl.gguf"
 mkdir -p "$(dirname "$odd")"
 cp "$model" "$odd"
 args[3]=$odd

@@ -2,6 +2,7 @@
 // gguf_parse.cpp).
 #include "engine/gguf/gguf.h"
 
+#include "engine/base/path_utf8.h"
 #include "engine/runtime/mapping_guard.h"
 #include "engine/runtime/platform.h"
 
@@ -85,7 +86,7 @@ GgufValue gguf_read_scalar(GgufType type, const uint8_t* q) {
 }
 
 Result<GgufFile> GgufFile::open(const std::filesystem::path& path) {
-  auto fail = [&](const std::string& msg) { return make_error(path.string() + ": " + msg); };
+  auto fail = [&](const std::string& msg) { return make_error(utf8_from_path(path) + ": " + msg); };
   auto mapping = std::make_unique<Mapping>();
   std::string error;
   if (!platform::map_file(path, mapping->view, error)) return fail(error);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <memory>
 
+#include "engine/base/path_utf8.h"
 #include "engine/quant/float16.h"
 #include "engine/quant/quant_basic.h"
 #include "engine/quant/quant_kquants.h"
@@ -229,7 +230,7 @@ Status GgufWriter::emit(Sink& sink) const {
 
 Status GgufWriter::write(const std::filesystem::path& path) const {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return make_error("gguf writer: cannot create " + path.string());
+  if (!f) return make_error("gguf writer: cannot create " + utf8_from_path(path));
   auto sink = [&](const void* p, size_t n) {
     f.write(static_cast<const char*>(p), static_cast<std::streamsize>(n));
     return static_cast<bool>(f);
@@ -240,7 +241,7 @@ Status GgufWriter::write(const std::filesystem::path& path) const {
   f.close();
   std::error_code ec;
   std::filesystem::remove(path, ec);  // no half-written model left behind
-  return make_error(s.error().message + " (" + path.string() + ")");
+  return make_error(s.error().message + " (" + utf8_from_path(path) + ")");
 }
 
 Result<std::vector<uint8_t>> GgufWriter::to_bytes() const {

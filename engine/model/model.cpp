@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/path_utf8.h"
 #include "engine/model/arch.h"
 #include "engine/runtime/memory_lock.h"
 #include "engine/quant/quant.h"
@@ -59,7 +60,7 @@ Result<std::unique_ptr<Model>> Model::load(const std::filesystem::path& path, co
   auto file = GgufFile::open(path);
   if (!file) return file.error();
   auto model = bind(std::move(*file), backend, pool);
-  if (!model) return make_error(path.string() + ": " + model.error().message);
+  if (!model) return make_error(utf8_from_path(path) + ": " + model.error().message);
   return model;
 }
 

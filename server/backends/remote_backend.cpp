@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/base/path_utf8.h"
 #include "engine/base/version.h"
 
 namespace wafer {
@@ -371,7 +372,7 @@ Result<RemoteOptions> remote_options(const RemoteSettings& o) {
     if (!v || !*v) return make_error("apiKeyEnv: the environment variable " + o.api_key_env + " is not set");
     r.api_key = v;
   } else if (!o.api_key_file.empty()) {
-    std::ifstream in(o.api_key_file);
+    std::ifstream in(path_from_utf8(o.api_key_file));
     if (!in) return make_error("apiKeyFile: cannot read " + o.api_key_file);
     std::stringstream ss;
     ss << in.rdbuf();

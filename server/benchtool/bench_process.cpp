@@ -24,7 +24,7 @@ Status ChildProcess::start(const std::vector<std::string>& argv) {
   const auto dir = std::filesystem::temp_directory_path(ec);
   if (ec) return make_error("no temporary folder: " + ec.message());
   const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-  err_path_ = (dir / ("wafer-bench-stderr-" + std::to_string(stamp) + "-" + std::to_string(counter++))).string();
+  err_path_ = dir / ("wafer-bench-stderr-" + std::to_string(stamp) + "-" + std::to_string(counter++));
   std::string error;
   if (!child_.start(argv, err_path_, error)) return make_error(error);
   return {};

@@ -35,7 +35,7 @@ class ChildProcess {
 
  private:
   os::Child child_;
-  std::string err_path_;
+  std::filesystem::path err_path_;
 };
 
 }  // namespace wafer::bench

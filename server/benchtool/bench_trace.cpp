@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/base/path_utf8.h"
 #include "server/document/utf8.h"
 
 namespace wafer::bench {
@@ -193,7 +194,7 @@ Result<Trace> parse_trace_jsonl(std::string_view jsonl) {
         if (auto text = j.find("text"); text != j.end()) {
           t.text = text->get<std::string>();
         } else {
-          std::ifstream in(t.path, std::ios::binary);
+          std::ifstream in(path_from_utf8(t.path), std::ios::binary);
           if (!in) return fail("no \"text\" in the header and cannot read \"path\" '" + t.path + "'");
           std::stringstream ss;
           ss << in.rdbuf();

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/base/path_utf8.h"
 #include "server/benchtool/bench_html.h"
 #include "server/benchtool/bench_http.h"
 #include "server/benchtool/bench_lsp.h"
@@ -37,7 +38,7 @@ std::vector<std::string> split_words(const std::string& s) {
 
 std::string self_binary() {
   const auto p = os::executable_path();
-  return p.empty() ? "wafer" : p.string();
+  return p.empty() ? "wafer" : utf8_from_path(p);
 }
 
 // `wafer lsp` with the bench's model and daemon options.
@@ -51,7 +52,7 @@ LspTargetOptions wafer_lsp(const Options& o) {
   };
   if (!o.model.empty()) {
     add("--model", o.model);
-    name += " --model " + std::filesystem::path(o.model).filename().string();
+    name += " --model " + utf8_from_path(path_from_utf8(o.model).filename());
   }
   if (!o.fake_engine.empty()) {
     add("--fake-engine", o.fake_engine);
@@ -117,7 +118,7 @@ Result<std::unique_ptr<BenchTarget>> target_from_spec(const Options& o, const st
 }
 
 Result<std::string> read_whole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path_from_utf8(path), std::ios::binary);
   if (!in) return make_error("cannot read '" + path + "'");
   std::stringstream ss;
   ss << in.rdbuf();
@@ -125,7 +126,7 @@ Result<std::string> read_whole(const std::string& path) {
 }
 
 Status write_whole(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
+  std::ofstream out(path_from_utf8(path), std::ios::binary);
   out << text;
   out.close();
   if (!out) return make_error("cannot write '" + path + "'");

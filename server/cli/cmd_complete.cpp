@@ -14,16 +14,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/base/path_utf8.h"
 #include "grammars/registry.h"
 #include "server/cli/commands.h"
 #include "server/config/settings_table.h"
 #include "server/service/completion_request.h"
+#include "server/service/completion_service.h"
 #include "server/service/service_options.h"
 #include "server/document/utf8.h"
 #include "server/prompt/extra_context.h"
 #include "server/prompt/filters.h"
 #include "server/prompt/prompt_paths.h"
 #include "server/document/workspace.h"
+#include "server/platform/platform.h"
 #include "server/pull/model_choice.h"
 
 namespace wafer {
@@ -108,10 +111,10 @@ int run_complete(const Options& o) {
     return kExitUsage;
   }
   std::error_code ec;
-  if (!fs::is_regular_file(pos->file, ec)) return fail(pos->file + ": no such file");
+  if (!fs::is_regular_file(path_from_utf8(pos->file), ec)) return fail(pos->file + ": no such file");
   std::string text;
   {
-    std::FILE* f = std::fopen(pos->file.c_str(), "rb");
+    std::FILE* f = os::open_file(path_from_utf8(pos->file), "rb");
     if (!f) return fail(pos->file + ": cannot read it");
     char buf[65536];
     for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
@@ -136,11 +139,11 @@ int run_complete(const Options& o) {
   const ModelInfo& model = (*engine)->info();
 
   // The file as an editor would open it: a document in a workspace, parsed by its grammar.
-  const fs::path path = fs::absolute(pos->file, ec).lexically_normal();
-  const std::string uri = uri_from_path(path.string());
-  const std::string root_uri = uri_from_path(workspace_root_of(path.string()));
-  const grammars::Language* language = grammars::language_by_path(path.string());
-  Workspace workspace;
+  const std::string path = utf8_from_path(fs::absolute(path_from_utf8(pos->file), ec).lexically_normal());
+  const std::string uri = uri_from_path(path);
+  const std::string root_uri = uri_from_path(workspace_root_of(path));
+  const grammars::Language* language = grammars::language_by_path(path);
+  Workspace workspace{native_file_name_rules()};
   workspace.open({uri, language ? std::string(language->name) : "plaintext", 1, text});
   const std::optional<Workspace::View> view = workspace.get(uri);
   if (!view) return fail("cannot open " + uri);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/path_utf8.h"
 #include "engine/model/model.h"
 #include "engine/decode/session.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -76,7 +77,7 @@ int run_generate(const Options& o) {
   auto resolved = resolve_model_path(*expanded, o.cache_dir);
   if (!resolved) return fail(resolved.error().message);
   ThreadPool pool(o.threads > 0 ? o.threads : 0);  // 0: one thread per physical core, as the daemon
-  auto model = Model::load(*resolved, kernels::default_backend(o.amx, o.amx_bf16), &pool);  // repacked by the pool's threads
+  auto model = Model::load(path_from_utf8(*resolved), kernels::default_backend(o.amx, o.amx_bf16), &pool);  // repacked by the pool's threads
   if (!model) return fail(model.error().message);
   const ModelConfig& c = (*model)->config();
 
@@ -149,7 +150,7 @@ int run_generate(const Options& o) {
 
   if (!o.logits_json.empty()) {
     nlohmann::json out = {{"positions", std::move(positions)}, {"greedy", result->tokens}};
-    std::ofstream f(o.logits_json);
+    std::ofstream f(path_from_utf8(o.logits_json));
     f << out.dump() << "\n";
     if (!f) return fail("cannot write " + o.logits_json);
   }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "engine/base/path_utf8.h"
 #include "engine/gguf/gguf.h"
 #include "server/cli/commands.h"
 #include "server/pull/model_choice.h"
@@ -27,7 +28,7 @@ int run_info(const Options& o) {
     return kExitFailure;
   }
   path = chosen->path;
-  auto file = GgufFile::open(path);
+  auto file = GgufFile::open(path_from_utf8(path));
   if (!file) {
     std::fprintf(stderr, "wafer info: %s\n", file.error().message.c_str());
     return kExitFailure;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/base/path_utf8.h"
 #include "engine/gguf/gguf.h"
 #include "server/cli/commands.h"
 #include "server/pull/http_download.h"
@@ -78,7 +79,7 @@ class ProgressLine {
 Status verify(const fs::path& path, const PullTarget& t) {
   std::error_code ec;
   const uint64_t size = fs::file_size(path, ec);
-  if (ec) return make_error(path.string() + ": " + ec.message());
+  if (ec) return make_error(utf8_from_path(path) + ": " + ec.message());
   if (t.size && size != t.size)
     return make_error("size is " + std::to_string(size) + " bytes, expected " + std::to_string(t.size));
   if (auto gguf = GgufFile::open(path); !gguf) return make_error("not a usable GGUF model: " + gguf.error().message);
@@ -120,14 +121,14 @@ int run_pull(const Options& o) {
   const fs::path final_path = *dir / target->file;
   if (fs::exists(final_path)) {
     if (Status s = verify(final_path, *target); !s)
-      return fail(final_path.string() + " exists but " + s.error().message + "; delete it and pull again");
+      return fail(utf8_from_path(final_path) + " exists but " + s.error().message + "; delete it and pull again");
     std::fprintf(stderr, "wafer pull: %s is already downloaded\n", target->file.c_str());
-    std::printf("%s\n", final_path.string().c_str());
+    std::printf("%s\n", utf8_from_path(final_path).c_str());
     return kExitOk;
   }
 
-  const fs::path part = final_path.string() + ".part";
-  std::fprintf(stderr, "wafer pull: %s -> %s\n", target->url.c_str(), part.string().c_str());
+  const fs::path part = path_from_utf8(utf8_from_path(final_path) + ".part");
+  std::fprintf(stderr, "wafer pull: %s -> %s\n", target->url.c_str(), utf8_from_path(part).c_str());
   ProgressLine line(target->file);
   Status got = http_download(target->url, part, [&](uint64_t have, uint64_t total) {
     line.update(have, total ? total : target->size);
@@ -140,10 +141,10 @@ int run_pull(const Options& o) {
     return fail(target->file + ": " + s.error().message + "; the download was deleted");
   }
   fs::rename(part, final_path, ec);
-  if (ec) return fail(final_path.string() + ": " + ec.message());
-  std::fprintf(stderr, "wafer pull: saved %s%s\n", final_path.string().c_str(),
+  if (ec) return fail(utf8_from_path(final_path) + ": " + ec.message());
+  std::fprintf(stderr, "wafer pull: saved %s%s\n", utf8_from_path(final_path).c_str(),
                target->sha256.empty() ? " (no checksum known: only the GGUF structure was checked)" : " (sha256 verified)");
-  std::printf("%s\n", final_path.string().c_str());
+  std::printf("%s\n", utf8_from_path(final_path).c_str());
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <string>
 
+#include "engine/base/path_utf8.h"
 #include "engine/gguf/gguf.h"
 #include "engine/tokenizer/tokenizer_gguf.h"
 #include "server/cli/commands.h"
@@ -42,7 +43,7 @@ int run_tokenize(const Options& o) {
     return kExitFailure;
   }
   path = *resolved;
-  Result<GgufFile> file = GgufFile::open(path);
+  Result<GgufFile> file = GgufFile::open(path_from_utf8(path));
   if (!file) {
     std::fprintf(stderr, "wafer tokenize: %s\n", file.error().message.c_str());
     return kExitFailure;

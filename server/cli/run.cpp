@@ -2,12 +2,23 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "engine/base/version.h"
 #include "server/cli/commands.h"
 #include "server/config/options.h"
+#include "server/platform/platform.h"
 
 namespace wafer {
+
+int wafer_main(int argc, char** argv) {
+  os::binary_stdio();
+  std::vector<std::string> args = os::utf8_arguments(argc, argv);
+  std::vector<char*> ptrs;
+  for (auto& a : args) ptrs.push_back(a.data());
+  ptrs.push_back(nullptr);
+  return run_wafer(static_cast<int>(args.size()), ptrs.data());
+}
 
 int run_wafer(int argc, char** argv) {
   Result<Options> parsed = parse_options(argc, argv);

@@ -134,12 +134,12 @@ TextPosition position_at(const Snapshot& s, size_t offset, PositionEncoding enc)
 }
 
 void DocumentStore::open(const DocumentText& item) {
-  docs_[item.uri] = make_snapshot(item.uri, item.language_id, item.version, item.text);
+  docs_[document_key(item.uri, rules_)] = make_snapshot(item.uri, item.language_id, item.version, item.text);
 }
 
 Result<DocumentStore::Applied> DocumentStore::change(const std::string& uri, int64_t version,
                                                      const std::vector<TextChange>& changes, PositionEncoding enc) {
-  auto it = docs_.find(uri);
+  auto it = docs_.find(document_key(uri, rules_));
   if (it == docs_.end()) return make_error("didChange for a document that is not open: " + uri);
   std::shared_ptr<const Snapshot> current = it->second;
   Applied applied;
@@ -180,10 +180,10 @@ Result<DocumentStore::Applied> DocumentStore::change(const std::string& uri, int
   return applied;
 }
 
-bool DocumentStore::close(const std::string& uri) { return docs_.erase(uri) > 0; }
+bool DocumentStore::close(const std::string& uri) { return docs_.erase(document_key(uri, rules_)) > 0; }
 
 std::shared_ptr<const Snapshot> DocumentStore::get(const std::string& uri) const {
-  auto it = docs_.find(uri);
+  auto it = docs_.find(document_key(uri, rules_));
   return it == docs_.end() ? nullptr : it->second;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/base/result.h"
+#include "server/document/document_key.h"
 #include "server/document/text_types.h"
 
 namespace wafer {
@@ -56,8 +57,11 @@ struct ByteEdit {
 // The edit that inserts `inserted` at byte `at` of `text`.
 ByteEdit insertion_edit(std::string_view text, size_t at, std::string_view inserted);
 
+// Documents are found by their key (document_key.h): under the rules given, two spellings
+// of one file's URI name one document, which keeps the URI it was opened with.
 class DocumentStore {
  public:
+  explicit DocumentStore(FileNameRules rules = {}) : rules_(rules) {}
   // Opens (or re-opens, replacing) a document; invalid UTF-8 in the text is kept as is.
   void open(const DocumentText& item);
   // Applies the changes in order, each to the result of the previous one. All or nothing:
@@ -73,9 +77,11 @@ class DocumentStore {
   bool close(const std::string& uri);
   std::shared_ptr<const Snapshot> get(const std::string& uri) const;
   size_t size() const { return docs_.size(); }
+  const FileNameRules& rules() const { return rules_; }
 
  private:
-  std::map<std::string, std::shared_ptr<const Snapshot>, std::less<>> docs_;
+  FileNameRules rules_;
+  std::map<std::string, std::shared_ptr<const Snapshot>, std::less<>> docs_;  // by document_key
 };
 
 }  // namespace wafer

@@ -10,12 +10,13 @@ void Workspace::open(const DocumentText& item) {
     e.syntax = std::make_unique<SyntaxTree>(*e.language);
     e.syntax->reset(item.text);
   }
-  entries_[item.uri] = std::move(e);
+  e.uri = item.uri;
+  entries_[key(item.uri)] = std::move(e);
 }
 
 Status Workspace::change(const std::string& uri, int64_t version, const std::vector<TextChange>& changes,
                          PositionEncoding enc) {
-  auto it = entries_.find(uri);
+  auto it = entries_.find(key(uri));
   if (it == entries_.end()) return make_error("didChange for a document that is not open: " + uri);
   Result<DocumentStore::Applied> applied = docs_.change(uri, version, changes, enc);
   if (!applied) {
@@ -41,12 +42,12 @@ Status Workspace::change(const std::string& uri, int64_t version, const std::vec
 }
 
 bool Workspace::close(const std::string& uri) {
-  entries_.erase(uri);
+  entries_.erase(key(uri));
   return docs_.close(uri);
 }
 
 std::optional<Workspace::View> Workspace::get(const std::string& uri) const {
-  auto it = entries_.find(uri);
+  auto it = entries_.find(key(uri));
   if (it == entries_.end()) return std::nullopt;
   View v;
   v.snapshot = docs_.get(uri);
@@ -65,7 +66,7 @@ int64_t Workspace::version(const std::string& uri) const {
 
 std::vector<std::string> Workspace::uris() const {
   std::vector<std::string> out;
-  for (const auto& [uri, e] : entries_) out.push_back(uri);
+  for (const auto& [k, e] : entries_) out.push_back(e.uri);
   return out;
 }
 

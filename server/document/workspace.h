@@ -31,6 +31,9 @@ inline bool syntax_fits(const Snapshot& s) { return s.text.size() <= kSyntaxMaxB
 
 class Workspace {
  public:
+  // Documents are found by their key under `rules` (document_key.h).
+  explicit Workspace(FileNameRules rules = {}) : docs_(rules) {}
+
   struct View {
     std::shared_ptr<const Snapshot> snapshot;
     SharedTree tree;                           // null for languages without a grammar
@@ -44,7 +47,7 @@ class Workspace {
   // nullopt when the document is not open.
   std::optional<View> get(const std::string& uri) const;
   int64_t version(const std::string& uri) const;  // -1 when not open
-  std::vector<std::string> uris() const;          // the open documents, sorted
+  std::vector<std::string> uris() const;          // the open documents as opened, sorted by key
   size_t size() const { return docs_.size(); }
 
  private:
@@ -52,9 +55,11 @@ class Workspace {
     const grammars::Language* language = nullptr;  // null: no grammar for it
     std::unique_ptr<SyntaxTree> syntax;            // null: no grammar, or too big (syntax_fits)
     bool out_of_sync = false;
+    std::string uri;  // as opened
   };
+  std::string key(const std::string& uri) const { return document_key(uri, docs_.rules()); }
   DocumentStore docs_;
-  std::map<std::string, Entry, std::less<>> entries_;
+  std::map<std::string, Entry, std::less<>> entries_;  // by document_key
 };
 
 }  // namespace wafer

@@ -8,11 +8,12 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/base/path_utf8.h"
 #include "grammars/language_rules.h"
 #include "grammars/registry.h"
 #include "server/document/documents.h"
-#include "server/index/gitignore.h"
 #include "server/document/syntax.h"
+#include "server/index/gitignore.h"
 
 namespace wafer {
 namespace fs = std::filesystem;
@@ -84,7 +85,7 @@ std::shared_ptr<const IndexedFile> WorkspaceIndex::index_file(const std::string&
   const grammars::Language* language = grammars::language_by_path(relative);
   if (!language) return nullptr;
   std::string text;
-  if (!read_small(fs::path(root) / relative, limits.max_file_bytes, text)) return nullptr;
+  if (!read_small(path_from_utf8(root) / path_from_utf8(relative), limits.max_file_bytes, text)) return nullptr;
   return index_text(relative, *language, std::move(text));
 }
 
@@ -92,6 +93,7 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
                                                             const std::atomic<bool>* cancel) {
   auto index = std::make_shared<WorkspaceIndex>();
   index->root_ = root;
+  index->names_ = limits.names;
   IgnoreRules rules;
   size_t entries = 0, total = 0;
   // Depth first, folders in name order, each folder's .gitignore read before its entries.
@@ -99,7 +101,7 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
     fs::path path;
     std::string relative;
   };
-  std::vector<Folder> stack{{fs::path(root), ""}};
+  std::vector<Folder> stack{{path_from_utf8(root), ""}};
   auto stop = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
   const int threads = limits.threads > 0 ? limits.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   constexpr size_t kBatch = 64;  // files read before they are parsed together
@@ -121,7 +123,7 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
         stack.clear();
         break;
       }
-      const std::string name = e.path().filename().string();
+      const std::string name = utf8_from_path(e.path().filename());
       const std::string relative = dir.relative.empty() ? name : dir.relative + "/" + name;
       std::error_code tec;
       const bool is_dir = e.is_directory(tec) && !e.is_symlink(tec);  // symlinked folders: not followed
@@ -160,10 +162,12 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::with_file(const std::strin
                                                                 std::shared_ptr<const IndexedFile> file) const {
   auto next = std::make_shared<WorkspaceIndex>();
   next->root_ = root_;
+  next->names_ = names_;
   next->counts_ = counts_;
   next->files_.reserve(files_.size() + 1);
+  const std::string key = file_key(relative, names_);
   for (const auto& f : files_)
-    if (f->path != relative) next->files_.push_back(f);
+    if (file_key(f->path, names_) != key) next->files_.push_back(f);
   if (file) next->files_.push_back(std::move(file));
   next->finish();
   return next;

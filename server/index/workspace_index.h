@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/document/document_key.h"
 #include "server/prompt/extra_context.h"
 
 namespace wafer {
@@ -30,6 +31,7 @@ struct IndexLimits {
   size_t max_total_bytes = 64u << 20;     // source read in all
   size_t max_entries = 200000;            // folder entries looked at (a root such as $HOME)
   int threads = 0;                        // parsing threads (0: one per CPU; they inherit the caller's nice value)
+  FileNameRules names;                    // how paths compare (file_key): "A.py" is "a.py" where case is ignored
 };
 
 struct IndexedFile {
@@ -61,13 +63,14 @@ class WorkspaceIndex {
                                                   std::shared_ptr<const IndexedFile> file) const;
 
   // The files defining any of `names`, of a language whose definitions help `language`
-  // (related(a, b)), except the paths in `skip` (sorted; the documents the caller has
-  // open), sorted by path. The sources point into this index: keep it alive while using them.
+  // (related(a, b)), except the paths in `skip` (sorted file_keys under the index's rules;
+  // the documents the caller has open), sorted by path. The sources point into this index: keep it alive while using them.
   template <class Related>
   std::vector<ExtraSource> sources_for(const std::vector<std::string>& names, std::string_view language,
                                        const std::vector<std::string>& skip, Related related) const;
 
   const std::string& root() const { return root_; }
+  const FileNameRules& names() const { return names_; }
   const Counts& counts() const { return counts_; }
   const std::vector<std::shared_ptr<const IndexedFile>>& files() const { return files_; }
 
@@ -76,6 +79,7 @@ class WorkspaceIndex {
   std::vector<size_t> files_defining(const std::vector<std::string>& names) const;
 
   std::string root_;
+  FileNameRules names_;
   std::vector<std::shared_ptr<const IndexedFile>> files_;  // sorted by path
   std::unordered_multimap<std::string, size_t> by_name_;   // definition name -> file
   Counts counts_;
@@ -88,7 +92,7 @@ std::vector<ExtraSource> WorkspaceIndex::sources_for(const std::vector<std::stri
   for (size_t i : files_defining(names)) {
     const IndexedFile& f = *files_[i];
     if (!related(f.language, language)) continue;
-    if (std::binary_search(skip.begin(), skip.end(), f.path)) continue;
+    if (std::binary_search(skip.begin(), skip.end(), file_key(f.path, names_))) continue;
     out.push_back({f.path, &f.definitions, 0, 0, false});
   }
   return out;

@@ -41,6 +41,9 @@ std::optional<std::filesystem::path> user_cache_dir(std::string& error) {
   return std::nullopt;
 }
 
+// Case-sensitive (ext4, xfs, btrfs; a case-folding folder is the exception).
+bool file_names_ignore_case() { return false; }
+
 int pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
 }  // namespace wafer::os

@@ -44,6 +44,9 @@ std::optional<std::filesystem::path> user_cache_dir(std::string& error) {
   return std::nullopt;
 }
 
+// APFS and HFS+ volumes are case-insensitive unless formatted otherwise.
+bool file_names_ignore_case() { return true; }
+
 int pipe_cloexec(int fds[2]) {
   if (pipe(fds) != 0) return -1;
   fcntl(fds[0], F_SETFD, FD_CLOEXEC);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -18,6 +19,14 @@ namespace wafer::os {
 void binary_stdio();
 // UTF-8 command-line arguments (Windows: from the wide command line; elsewhere argv as is).
 std::vector<std::string> utf8_arguments(int argc, char** argv);
+// Opens a file with the C library's `mode` ("rb", "a", ...); nullptr with errno set when it
+// cannot. Build the path with path_from_utf8 (engine/base/path_utf8.h): on Windows a narrow
+// fopen would take the name in the ANSI code page.
+std::FILE* open_file(const std::filesystem::path& path, const char* mode);
+// Whether the file system ignores the case of file names (Windows; macOS's default
+// volumes), so that "A.py" and "a.py" are one file: documents and the workspace index then
+// key files by a case-folded name (server/document/document_key.h).
+bool file_names_ignore_case();
 // Writes to a pipe nobody reads fail with an error instead of ending the process (SIGPIPE).
 void ignore_broken_pipe();
 // Whether the stream (2: stderr) is a terminal.

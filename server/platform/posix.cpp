@@ -21,6 +21,8 @@ void binary_stdio() {}
 
 std::vector<std::string> utf8_arguments(int argc, char** argv) { return {argv, argv + argc}; }
 
+std::FILE* open_file(const std::filesystem::path& path, const char* mode) { return std::fopen(path.c_str(), mode); }
+
 void ignore_broken_pipe() { signal(SIGPIPE, SIG_IGN); }
 
 bool is_terminal(int fd) { return isatty(fd) != 0; }

@@ -76,6 +76,12 @@ std::vector<std::string> utf8_arguments(int argc, char** argv) {
   return args;
 }
 
+std::FILE* open_file(const std::filesystem::path& path, const char* mode) {
+  return _wfopen(path.c_str(), wide(mode).c_str());
+}
+
+bool file_names_ignore_case() { return true; }
+
 // A write to a closed pipe is an error (ERROR_NO_DATA), never a signal.
 void ignore_broken_pipe() {}
 
@@ -135,7 +141,7 @@ bool Child::start(const std::vector<std::string>& argv, const std::filesystem::p
   HANDLE err = CreateFileW(stderr_file.c_str(), GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                            &inherit, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (err == INVALID_HANDLE_VALUE) {
-    error = "cannot create " + stderr_file.string();
+    error = "cannot create " + utf8(stderr_file.c_str());
     return false;
   }
   HANDLE child_in = nullptr, our_in = nullptr, our_out = nullptr, child_out = nullptr;

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "engine/base/path_utf8.h"
+
 namespace wafer {
 namespace {
 
@@ -131,16 +133,16 @@ std::string uri_from_absolute_path(std::string_view path, PathStyle style) {
 
 std::string uri_from_path(std::string_view path) {
   std::error_code ec;
-  const std::filesystem::path abs = std::filesystem::absolute(std::filesystem::path(path), ec);
-  return uri_from_absolute_path(ec ? std::string(path) : abs.lexically_normal().string(), native_path_style());
+  const std::filesystem::path abs = std::filesystem::absolute(path_from_utf8(path), ec);
+  return uri_from_absolute_path(ec ? std::string(path) : utf8_from_path(abs.lexically_normal()), native_path_style());
 }
 
 std::string repository_of(std::string_view file) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path abs = fs::absolute(fs::path(file), ec).lexically_normal();
+  const fs::path abs = fs::absolute(path_from_utf8(file), ec).lexically_normal();
   for (fs::path dir = abs.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (fs::exists(dir / ".git", ec)) return dir.string();
+    if (fs::exists(dir / ".git", ec)) return utf8_from_path(dir);
     if (dir == dir.root_path()) break;
   }
   return "";
@@ -150,7 +152,7 @@ std::string workspace_root_of(std::string_view file) {
   std::string repo = repository_of(file);
   if (!repo.empty()) return repo;
   std::error_code ec;
-  return std::filesystem::absolute(std::filesystem::path(file), ec).lexically_normal().parent_path().string();
+  return utf8_from_path(std::filesystem::absolute(path_from_utf8(file), ec).lexically_normal().parent_path());
 }
 
 }  // namespace wafer

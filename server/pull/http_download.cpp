@@ -10,7 +10,9 @@
 #include <mutex>
 #include <thread>
 
+#include "engine/base/path_utf8.h"
 #include "engine/base/version.h"
+#include "server/platform/platform.h"
 
 namespace wafer {
 namespace {
@@ -82,8 +84,8 @@ Status attempt(const std::string& url, const std::filesystem::path& part, const 
   Transfer t;
   t.progress = &progress;
   t.offset = size_of(part);
-  t.out = std::fopen(part.string().c_str(), t.offset ? "ab" : "wb");
-  if (!t.out) return make_error(part.string() + ": " + std::strerror(errno));
+  t.out = os::open_file(part, t.offset ? "ab" : "wb");
+  if (!t.out) return make_error(utf8_from_path(part) + ": " + std::strerror(errno));
   t.curl = curl_easy_init();
   if (!t.curl) {
     std::fclose(t.out);
@@ -115,7 +117,7 @@ Status attempt(const std::string& url, const std::filesystem::path& part, const 
   if (std::fclose(t.out) != 0 && t.write_errno == 0) t.write_errno = errno ? errno : EIO;
   if (t.write_errno) {
     discard = out_of_space(t.write_errno);
-    return make_error(part.string() + ": write failed: " + std::strerror(t.write_errno));
+    return make_error(utf8_from_path(part) + ": write failed: " + std::strerror(t.write_errno));
   }
 
   if (t.offset && status == 416) return {};  // nothing past our bytes: the file is complete

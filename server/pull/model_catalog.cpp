@@ -1,5 +1,6 @@
 #include "server/pull/model_catalog.h"
 
+#include "engine/base/path_utf8.h"
 #include "server/platform/platform.h"
 
 #include <array>
@@ -80,7 +81,7 @@ Result<PullTarget> resolve_pull_target(std::string_view arg, std::string_view sh
 }
 
 Result<std::filesystem::path> model_cache_dir(const std::string& override_dir) {
-  if (!override_dir.empty()) return std::filesystem::path(override_dir);
+  if (!override_dir.empty()) return path_from_utf8(override_dir);
   std::string error;
   if (auto root = os::user_cache_dir(error)) return *root / "wafer" / "models";
   return make_error(error);
@@ -88,14 +89,14 @@ Result<std::filesystem::path> model_cache_dir(const std::string& override_dir) {
 
 Result<std::string> resolve_model_path(const std::string& model, const std::string& cache_dir_override) {
   std::error_code ec;
-  if (model.empty() || std::filesystem::is_regular_file(model, ec)) return model;
+  if (model.empty() || std::filesystem::is_regular_file(path_from_utf8(model), ec)) return model;
   for (const CatalogModel& m : model_catalog()) {
     if (m.name != model) continue;
     auto dir = model_cache_dir(cache_dir_override);
     if (!dir) return dir.error();
     const std::filesystem::path cached = *dir / m.file;
-    if (std::filesystem::is_regular_file(cached, ec)) return cached.string();
-    return make_error("model '" + model + "' is not downloaded yet (looked for " + cached.string() +
+    if (std::filesystem::is_regular_file(cached, ec)) return utf8_from_path(cached);
+    return make_error("model '" + model + "' is not downloaded yet (looked for " + utf8_from_path(cached) +
                       "); run: wafer pull " + model);
   }
   if (model.find('/') != std::string::npos || model.ends_with(".gguf")) return model;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "engine/base/path_utf8.h"
 #include "server/platform/platform.h"
 #include "server/pull/model_catalog.h"
 
@@ -101,16 +102,16 @@ Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& 
   if (Result<fs::path> dir = model_cache_dir(search.cache_dir); dir) {
     const auto catalog = model_catalog();
     for (auto m = catalog.rbegin(); m != catalog.rend(); ++m)  // (clang 14 cannot take views::reverse of a span)
-      if (is_file(*dir / m->file)) return ModelChoice{(*dir / m->file).string(), ModelSource::kCache, std::string(m->name)};
+      if (is_file(*dir / m->file)) return ModelChoice{utf8_from_path(*dir / m->file), ModelSource::kCache, std::string(m->name)};
   }
   for (const fs::path& p : search.bundled)
-    if (is_file(p)) return ModelChoice{p.string(), ModelSource::kBundled, ""};
+    if (is_file(p)) return ModelChoice{utf8_from_path(p), ModelSource::kBundled, ""};
   return make_error("no model found: set --model PATH (or the \"model\" setting), or download one with: wafer pull " +
                     std::string(kSuggestedModel));
 }
 
 std::string describe_choice(const ModelChoice& c, std::string_view model_name) {
-  std::string name = model_name.empty() ? fs::path(c.path).filename().string() : std::string(model_name);
+  std::string name = model_name.empty() ? utf8_from_path(path_from_utf8(c.path).filename()) : std::string(model_name);
   std::string s = name + " (" + c.path + ")";
   switch (c.source) {
     case ModelSource::kSetting: break;

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <vector>
 
+#include "engine/base/path_utf8.h"
+
 namespace wafer {
 namespace {
 
@@ -96,14 +98,14 @@ std::string Sha256::hex_digest() {
 
 Result<std::string> sha256_file(const std::filesystem::path& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) return make_error(path.string() + ": " + std::strerror(errno));
+  if (!f) return make_error(utf8_from_path(path) + ": " + std::strerror(errno));
   Sha256 h;
   std::vector<char> buf(1 << 20);
   while (f) {
     f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
     if (f.gcount() > 0) h.update(buf.data(), static_cast<size_t>(f.gcount()));
   }
-  if (!f.eof()) return make_error(path.string() + ": read error");
+  if (!f.eof()) return make_error(utf8_from_path(path) + ": read error");
   return h.hex_digest();
 }
 

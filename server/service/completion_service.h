@@ -41,6 +41,10 @@
 namespace wafer {
 
 struct CompletionState;
+
+// How this system compares file names (case, separators): the keys of the open documents
+// and of the workspace index's files.
+FileNameRules native_file_name_rules();
 class DocumentExtraContext;
 
 // What the service tells its front end, besides answers: messages for the user, the
@@ -223,7 +227,7 @@ class CompletionService {
   Logger& log_;
   ServiceEvents& events_;
   PositionEncoding encoding_ = PositionEncoding::kUtf16;
-  Workspace workspace_;
+  Workspace workspace_{native_file_name_rules()};
   std::unique_ptr<Scheduler> scheduler_;
   Stats stats_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

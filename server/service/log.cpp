@@ -2,11 +2,14 @@
 
 #include <chrono>
 
+#include "engine/base/path_utf8.h"
+#include "server/platform/platform.h"
+
 namespace wafer {
 
 Logger::Logger(const std::string& path) {
   if (!path.empty()) {
-    file_ = std::fopen(path.c_str(), "a");
+    file_ = os::open_file(path_from_utf8(path), "a");
     owns_ = file_ != nullptr;
     if (!file_) std::fprintf(stderr, "wafer lsp: cannot open log file '%s'; logging to stderr\n", path.c_str());
   }

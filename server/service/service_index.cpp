@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "engine/base/path_utf8.h"
 #include "server/platform/platform.h"
 #include "server/service/completion_service.h"
 #include "server/prompt/prompt_paths.h"
@@ -22,6 +23,10 @@ std::string relative_to(const std::string& root, const std::string& uri) {
 
 }  // namespace
 
+FileNameRules native_file_name_rules() {
+  return {os::file_names_ignore_case(), native_path_style() == PathStyle::kWindows};
+}
+
 void CompletionService::start_index(const std::string& uri) {
   if (!options_.index.enabled || !uri.starts_with("file://")) return;
   std::string root;
@@ -32,15 +37,15 @@ void CompletionService::start_index(const std::string& uri) {
     if (root.empty()) return;  // a loose file: no folder worth indexing
   }
   while (root.size() > 1 && (root.back() == '/' || root.back() == static_cast<char>(fs::path::preferred_separator)) &&
-         fs::path(root) != fs::path(root).root_path())
+         path_from_utf8(root) != path_from_utf8(root).root_path())
     root.pop_back();
   if (root == index_root_) return;
   // A whole disk or home folder is not a workspace: indexing it would read thousands of
   // unrelated files (an editor opened without a folder may send one as its root).
   const std::string home = os::home_dir();
   const auto style = native_path_style();
-  if (fs::path(root) == fs::path(root).root_path() ||
-      (!home.empty() && same_path(root, fs::path(home).lexically_normal().string(), style))) {
+  if (path_from_utf8(root) == path_from_utf8(root).root_path() ||
+      (!home.empty() && same_path(root, utf8_from_path(path_from_utf8(home).lexically_normal()), style))) {
     log_.info("workspace index: not indexing " + root + " (not a project folder)");
     return;
   }
@@ -59,6 +64,7 @@ void CompletionService::start_index(const std::string& uri) {
       }
     });
   IndexLimits limits;
+  limits.names = native_file_name_rules();
   limits.max_files = static_cast<size_t>(options_.index.max_files);
   index_worker_->build(root, limits);
 }
@@ -74,7 +80,7 @@ std::vector<ExtraSource> CompletionService::index_sources(const std::vector<std:
   std::vector<std::string> open;  // the open documents speak for themselves
   for (const std::string& uri : workspace_.uris()) {
     std::string r = relative_to(index_->root(), uri);
-    if (!r.empty()) open.push_back(std::move(r));
+    if (!r.empty()) open.push_back(file_key(r, index_->names()));
   }
   std::sort(open.begin(), open.end());
   std::vector<ExtraSource> sources = index_->sources_for(names, language, open, related_languages);

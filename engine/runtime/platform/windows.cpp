@@ -182,6 +182,12 @@ bool map_file(const std::filesystem::path& path, FileView& view, std::string& er
     const DWORD code = GetLastError();
     if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND) error = "No such file or directory";
     else if (code == ERROR_ACCESS_DENIED) error = "Permission denied";
+    else if (code == ERROR_SHARING_VIOLATION || code == ERROR_LOCK_VIOLATION)
+      error = "the file is locked by another process (close the program holding it, or use a copy)";
+    else if (code == ERROR_BAD_NETPATH || code == ERROR_BAD_NET_NAME || code == ERROR_NETNAME_DELETED ||
+             code == ERROR_NETWORK_UNREACHABLE || code == ERROR_HOST_UNREACHABLE || code == ERROR_UNEXP_NET_ERR ||
+             code == ERROR_REM_NOT_LIST)
+      error = "the network share is unreachable (" + last_error_text() + ")";
     else error = last_error_text();
     return false;
   }

@@ -95,3 +95,22 @@ TEST_CASE("workspace index: one file changed, added or removed", "[workspace_ind
   CHECK(WorkspaceIndex::index_file(dir.path().string(), "notes.txt", IndexLimits{}) == nullptr);
   CHECK(WorkspaceIndex::index_file(dir.path().string(), "missing.py", IndexLimits{}) == nullptr);
 }
+
+TEST_CASE("workspace index: where file names ignore case, an open document hides its file whatever the case", "[workspace_index]") {
+  TempDir dir;
+  write_file(dir / "Src" / "Util.py", "def gamma(z):\n    return z - 3\n");
+  write_file(dir / "other.py", "def gamma():\n    return 1\n");
+  IndexLimits folding;
+  folding.names = {true, true};
+  auto index = WorkspaceIndex::build(dir.path().string(), folding);
+  // The editor has it open as "src/util.py" (its URI spelled in another case).
+  const std::vector<std::string> open{file_key("src/util.py", folding.names)};
+  CHECK(paths(index->sources_for({"gamma"}, "python", open, same_language)) == std::vector<std::string>{"other.py"});
+  // A change reported under another case replaces the entry, not adds a second one.
+  auto changed = index->with_file("SRC/UTIL.PY", WorkspaceIndex::index_file(dir.path().string(), "Src/Util.py", folding));
+  CHECK(changed->counts().files == 2);
+
+  auto exact = WorkspaceIndex::build(dir.path().string(), IndexLimits{});
+  CHECK(paths(exact->sources_for({"gamma"}, "python", {"src/util.py"}, same_language)) ==
+        std::vector<std::string>{"Src/Util.py", "other.py"});
+}
