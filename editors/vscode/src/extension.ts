@@ -46,8 +46,11 @@ async function starting(run: () => Promise<unknown>, log: SuggestionLog, refresh
     if (!(e instanceof BinaryNotFoundError)) output.error(`could not start the daemon: ${msg}`);
     if (startProblems.has(msg)) return;
     startProblems.add(msg);
-    const text = e instanceof BinaryNotFoundError ? `wafer: ${msg}` : `wafer: could not start the daemon: ${msg}. Check "wafer.path".`;
-    void vscode.window.showWarningMessage(text, 'Open Settings', 'Show Log').then((pick) => {
+    const shown =
+      e instanceof BinaryNotFoundError
+        ? vscode.window.showWarningMessage(`wafer: ${msg}`, 'Open Settings', 'Show Log')
+        : vscode.window.showErrorMessage(`wafer: could not start the daemon: ${msg}. Check "wafer.path".`, 'Open Settings', 'Show Log');
+    void shown.then((pick) => {
       if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'wafer.path');
       else if (pick === 'Show Log') output.show(true);
     });
