@@ -40,12 +40,12 @@ export function getEnv(host: Host, name: string): string | undefined {
 }
 
 // The `wafer.path` setting as a path: surrounding quotes dropped (a path pasted from a
-// Windows shell), `${env:VAR}` (VS Code's syntax; unset: empty), `%VAR%` on Windows (unset:
-// kept) and a leading `~` expanded; on Windows `/` becomes `\`.
+// Windows shell), `${env:VAR}` (VS Code's syntax; unset: empty), `${userHome}`, `%VAR%` on
+// Windows (unset: kept) and a leading `~` expanded; on Windows `/` becomes `\`.
 export function expandPath(value: string, host: Host): string {
   let s = value.trim();
   if (s.length >= 2 && s.startsWith('"') && s.endsWith('"')) s = s.slice(1, -1).trim();
-  s = s.replace(/\$\{env:([^}]+)\}/g, (_m, name: string) => getEnv(host, name) ?? '');
+  s = s.replace(/\$\{env:([^}]+)\}/g, (_m, name: string) => getEnv(host, name) ?? '').replace(/\$\{userHome\}/g, () => host.homedir);
   if (host.platform === 'win32') s = s.replace(/%([^%\\/:]+)%/g, (m, name: string) => getEnv(host, name) ?? m);
   if (s === '~' || /^~[\\/]/.test(s)) s = host.homedir + s.slice(1);
   if (host.platform === 'win32' && s !== '') s = nodePath.win32.normalize(s);

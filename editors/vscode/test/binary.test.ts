@@ -31,6 +31,7 @@ for (const os of posix) {
       const h = fakeHost(os.platform, all, { ...env, TOOLS: `${os.home}/bin` });
       expect(locate('~/bin/wafer', os.ext, h)).toEqual({ found: true, path: `${os.home}/bin/wafer`, how: 'setting' });
       expect(locate('${env:TOOLS}/wafer', os.ext, h)).toEqual({ found: true, path: `${os.home}/bin/wafer`, how: 'setting' });
+      expect(locate('${userHome}/bin/wafer', os.ext, h)).toEqual({ found: true, path: `${os.home}/bin/wafer`, how: 'setting' });
     });
     it('looks a bare name in wafer.path up on PATH', () => {
       const h = fakeHost(os.platform, ['/usr/bin/wafer-dev'], env);
