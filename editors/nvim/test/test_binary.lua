@@ -178,6 +178,7 @@ case(':checkhealth wafer names the binary, how it was found, its version and Neo
     text = health()
     h.ok(text:find('there is no program there', 1, true), text)
     h.ok(text:find('set `binary` in setup()', 1, true), text)
+    h.ok(text:find('model and daemon: not checked without a binary', 1, true), text)
   end)
   config.options = saved
   vim.fn.delete(dir, 'rf')

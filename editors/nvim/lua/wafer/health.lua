@@ -78,6 +78,7 @@ function M.check()
         "or set `binary` in setup() to the binary's full path, e.g. require('wafer').setup({ binary = '~/wafer/bin/wafer' })",
       })
     end
+    info('model and daemon: not checked without a binary')
     return
   end
   ok('binary: ' .. binary.describe(found))
