@@ -152,7 +152,8 @@ function M.status_lines()
   local lines = {}
   local cmd, found = config.command()
   table.insert(lines, 'suggestions: ' .. (M.enabled() and 'on' or 'off (:WaferToggle)'))
-  table.insert(lines, 'binary: ' .. (cmd and require('wafer.binary').describe(found) or ('not found: ' .. found)))
+  local running = client.id and client.binary -- what the daemon was started with
+  table.insert(lines, 'binary: ' .. (running or (cmd and require('wafer.binary').describe(found)) or ('not found: ' .. found)))
   if cmd then
     table.insert(lines, 'command: ' .. table.concat(cmd, ' '))
   end
