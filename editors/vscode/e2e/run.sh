@@ -64,6 +64,12 @@ if [ "$find" = path ]; then
   # VSCODE_CLI=1: the environment is taken as it is; otherwise code-server replaces PATH
   # with a login shell's (as VS Code does), which would drop the daemon's folder.
   cs_env=(VSCODE_CLI=1 "PATH=$tmp/bin:$PATH")
+elif [ "$find" = none ]; then
+  # Nothing to find: PATH without the daemon, a home folder without ~/.local/bin/wafer.
+  path_setting=""
+  how=""
+  mkdir -p "$tmp/home"
+  cs_env=(VSCODE_CLI=1 PATH=/usr/bin:/bin "HOME=$tmp/home")
 else
   path_setting="\"wafer.path\": \"$tmp/bin/wafer\","
   how="the wafer.path setting"
@@ -110,7 +116,13 @@ rc=0
 E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" E2E_FILE="$tmp/ws/test.py" CHROMIUM="$CHROMIUM" E2E_STREAM="${E2E_STREAM:-1}" \
   E2E_SHOTS="${E2E_SHOTS:-$here/out}" node "$here/test.mjs" || rc=$?
 # The extension's log (its LogOutputChannel's file) names the binary and how it was found.
-if [ $rc -eq 0 ]; then
+# Without a daemon, the log has the message of each try (the start and test.mjs's restart),
+# while the notification came once.
+if [ $rc -eq 0 ] && [ "$find" = none ]; then
+  tries=$(find "$tmp/user" -name 'wafer.log' -exec cat {} + 2>/dev/null | grep -c "no wafer binary found" || true)
+  if [ "$tries" -ge 2 ]; then echo "e2e: the log has the message of each of $tries tries"; else echo "FAIL: $tries messages in the log, expected 2"; rc=1; fi
+fi
+if [ $rc -eq 0 ] && [ -n "$how" ]; then
   if find "$tmp/user" -name 'wafer.log' -exec cat {} + 2>/dev/null | grep -qF "using $tmp/bin/wafer ($how)"; then
     echo "e2e: the log says: using $tmp/bin/wafer ($how)"
   else
