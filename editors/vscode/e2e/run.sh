@@ -13,7 +13,9 @@
 # Environment: CODE_SERVER (default /work/.cache/code-server/node_modules/.bin/code-server;
 # install with ../shared/recipes/install-code-server.sh), CHROMIUM (/usr/bin/chromium),
 # WAFER_ARGS (extra `wafer lsp` arguments as a JSON list), E2E_STREAM (1, default: the
-# wafer.stream setting on; 0: off).
+# wafer.stream setting on; 0: off), E2E_FIND (setting, default: the daemon named in
+# wafer.path; path: wafer.path unset and the daemon's folder first on PATH, so the extension
+# finds it itself). Either way the extension's log must name the binary and how it was found.
 # Exit 0 passed, 1 failed, 77 skipped (code-server or chromium missing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,9 +56,27 @@ printf '#!/bin/sh\nexec %s "$@"\n' "$(printf '%q ' "${daemon[@]}")" > "$tmp/bin/
 chmod +x "$tmp/bin/wafer"
 
 printf 'import os\n\n\n' > "$tmp/ws/test.py"
+find=${E2E_FIND:-setting}
+cs_env=()
+if [ "$find" = path ]; then
+  path_setting=""
+  how="found on PATH"
+  # VSCODE_CLI=1: the environment is taken as it is; otherwise code-server replaces PATH
+  # with a login shell's (as VS Code does), which would drop the daemon's folder.
+  cs_env=(VSCODE_CLI=1 "PATH=$tmp/bin:$PATH")
+elif [ "$find" = none ]; then
+  # Nothing to find: PATH without the daemon, a home folder without ~/.local/bin/wafer.
+  path_setting=""
+  how=""
+  mkdir -p "$tmp/home"
+  cs_env=(VSCODE_CLI=1 PATH=/usr/bin:/bin "HOME=$tmp/home")
+else
+  path_setting="\"wafer.path\": \"$tmp/bin/wafer\","
+  how="the wafer.path setting"
+fi
 cat > "$tmp/user/User/settings.json" <<JSON
 {
-  "wafer.path": "$tmp/bin/wafer",
+  $path_setting
   "wafer.args": $args,
   "wafer.debounceMs": 20,
   "wafer.stream": $([ "${E2E_STREAM:-1}" = 0 ] && echo false || echo true),
@@ -84,7 +104,7 @@ JSON
   --install-extension "$ext/wafer.vsix" >/dev/null 2>&1
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" > "$tmp/config.yaml"
-"$CODE_SERVER" --config "$tmp/config.yaml" --user-data-dir "$tmp/user" --extensions-dir "$tmp/ext" \
+env "${cs_env[@]}" "$CODE_SERVER" --config "$tmp/config.yaml" --user-data-dir "$tmp/user" --extensions-dir "$tmp/ext" \
   --disable-telemetry --disable-update-check --disable-workspace-trust "$tmp/ws" > "$tmp/code-server.log" 2>&1 &
 cs_pid=$!
 for _ in $(seq 100); do
@@ -95,9 +115,24 @@ done
 rc=0
 E2E_URL="http://127.0.0.1:$port/?folder=$tmp/ws" E2E_FILE="$tmp/ws/test.py" CHROMIUM="$CHROMIUM" E2E_STREAM="${E2E_STREAM:-1}" \
   E2E_SHOTS="${E2E_SHOTS:-$here/out}" node "$here/test.mjs" || rc=$?
+# The extension's log (its LogOutputChannel's file) names the binary and how it was found.
+# Without a daemon, the log has the message of each try (the start and test.mjs's restart),
+# while the notification came once.
+if [ $rc -eq 0 ] && [ "$find" = none ]; then
+  tries=$(find "$tmp/user" -name 'wafer.log' -exec cat {} + 2>/dev/null | grep -c "no wafer binary found" || true)
+  if [ "$tries" -ge 2 ]; then echo "e2e: the log has the message of each of $tries tries"; else echo "FAIL: $tries messages in the log, expected 2"; rc=1; fi
+fi
+if [ $rc -eq 0 ] && [ -n "$how" ]; then
+  if find "$tmp/user" -name 'wafer.log' -exec cat {} + 2>/dev/null | grep -qF "using $tmp/bin/wafer ($how)"; then
+    echo "e2e: the log says: using $tmp/bin/wafer ($how)"
+  else
+    echo "FAIL: the extension's log does not say \"using $tmp/bin/wafer ($how)\""
+    rc=1
+  fi
+fi
 if [ $rc -ne 0 ]; then
   echo "--- code-server log (tail)"; tail -20 "$tmp/code-server.log"
-  find "$tmp/user" -name '*wafer*.log' -path '*output*' -exec sh -c 'echo "--- $1"; tail -30 "$1"' _ {} \; 2>/dev/null || true
+  find "$tmp/user" \( -name wafer.log -o -name '*wafer*.log' -path '*output*' \) -exec sh -c 'echo "--- $1"; tail -30 "$1"' _ {} \; 2>/dev/null || true
 fi
 echo "e2e: total $(python3 -c "import time; print(round(time.time() - $start, 1))") s (build + install + workbench + test)"
 exit $rc

@@ -5,8 +5,12 @@
 // accepts the rest, typing through keeps it, next/previous keep a suggestion shown, and
 // wafer.toggle stops the requests. Prints the keystroke -> first visible ghost text latency.
 //
+// With E2E_FIND=none there is no binary to find: one notification says where the extension
+// looked and how to fix it, the status bar shows the error, and a restart does not repeat
+// the notification.
+//
 // Environment: E2E_URL, E2E_FILE (the workspace file on disk), CHROMIUM, E2E_SHOTS (folder
-// for screenshots), E2E_STREAM (1/0: what wafer.stream is set to, for the checks).
+// for screenshots), E2E_STREAM (1/0: what wafer.stream is set to, for the checks), E2E_FIND.
 import { chromium } from 'playwright-core';
 import { readFileSync, mkdirSync } from 'node:fs';
 
@@ -14,6 +18,7 @@ const url = process.env.E2E_URL;
 const file = process.env.E2E_FILE;
 const shots = process.env.E2E_SHOTS;
 const STREAM = process.env.E2E_STREAM !== '0';
+const NONE = process.env.E2E_FIND === 'none';
 const PREFIX = 'def add(';
 const SUGGESTION = 'a, b):\n    return a + b'; // e2e/fake-engine.json's rule for PREFIX
 // Only the first line of a multi-line ghost text is read from the screen (an inline
@@ -130,6 +135,24 @@ try {
   await page.keyboard.press('Enter');
   await page.waitForSelector('.editor-instance .monaco-editor .view-lines', { timeout: 60000 });
   log('file open');
+
+  if (NONE) {
+    const NOT_FOUND = 'no wafer binary found';
+    const toast = page.locator('.notification-toast', { hasText: NOT_FOUND });
+    await toast.first().waitFor({ timeout: 60000 });
+    const text = await toast.first().innerText();
+    log(`notification: ${JSON.stringify(text)}`);
+    for (const want of ['bin/linux-x64/wafer', 'wafer on PATH', '.local/bin/wafer', 'set wafer.path', 'Open Settings'])
+      if (!text.includes(want)) fail(`the notification does not mention ${JSON.stringify(want)}`);
+    const status = page.locator('.statusbar-item', { hasText: 'wafer' }).first();
+    if (!(await status.locator('.codicon-error').count())) fail(`the status bar shows no error: ${await status.innerHTML()}`);
+    await command('wafer: Restart Daemon');
+    await page.waitForTimeout(2000);
+    const count = await page.locator('.notification-toast', { hasText: NOT_FOUND }).count();
+    expectEq(1, count, 'notifications after a restart');
+    console.log(`E2E PASSED (no binary): one notification; whole run ${((t() - t0) / 1000).toFixed(1)} s`);
+    process.exit(0);
+  }
 
   // The extension is up when its status bar item shows, and the daemon when it no longer
   // says "starting".

@@ -3,7 +3,7 @@
 // applies the on/off toggle and the per-language switch, streams the suggestion through
 // stream.ts when `wafer.stream` is on, measures latency and remembers what is shown), turns
 // off the plain-completion fallback (VS Code shows ghost text itself), and shows each
-// distinct daemon error once.
+// distinct daemon error once. Which binary runs is binary.ts's choice, logged each start.
 import * as vscode from 'vscode';
 import {
   CancellationTokenSource,
@@ -18,7 +18,9 @@ import {
   MessageType,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { initializationOptions, languageEnabled, serverCommand, type WaferSettings } from './config';
+import { describe, locate, notFoundMessage, spawnCommand } from './binary';
+import { initializationOptions, languageEnabled, serverArgs, type WaferSettings } from './config';
+import type { Host } from './host';
 import type { Shown, SuggestionLog } from './inlineCompletion';
 import { type Started, type StreamKey, Streamer } from './stream';
 
@@ -26,6 +28,9 @@ type LspResult = LspList | LspItem[];
 const partialType = new ProgressType<LspResult>();
 
 export const ACCEPTED_COMMAND = 'wafer.accepted';
+
+// No binary was found; the message says where the extension looked and how to fix it.
+export class BinaryNotFoundError extends Error {}
 
 export class WaferClient {
   private client: LanguageClient | undefined;
@@ -39,6 +44,8 @@ export class WaferClient {
     private readonly changed: () => void,
     private settings: WaferSettings,
     private readonly enabled: () => boolean,
+    private readonly extensionDir: string,
+    private readonly host: Host,
   ) {
     // The first streamed text is shown: ask VS Code to call the provider again (while the
     // cursor is still where the stream is for); that call gets the final text.
@@ -85,8 +92,23 @@ export class WaferClient {
 
   async start(settings: WaferSettings): Promise<void> {
     this.settings = settings;
-    const { command, args } = serverCommand(settings);
-    const server: ServerOptions = { command, args, transport: TransportKind.stdio };
+    const where = locate(settings.path, this.extensionDir, this.host);
+    if (!where.found) {
+      const msg = notFoundMessage(where, this.host);
+      this.log.state = 'error';
+      this.log.binary = undefined;
+      this.log.problem = msg;
+      this.output.error(msg);
+      this.changed();
+      throw new BinaryNotFoundError(msg);
+    }
+    this.log.binary = describe(where);
+    this.log.problem = undefined;
+    this.output.info(`using ${describe(where)}`);
+    const spawn = spawnCommand(where.path, serverArgs(settings), this.host);
+    const server: ServerOptions = spawn.shell
+      ? { command: spawn.command, args: spawn.args, transport: TransportKind.stdio, options: { shell: true } }
+      : { command: spawn.command, args: spawn.args, transport: TransportKind.stdio };
     const options: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
       outputChannel: this.output,
@@ -194,11 +216,11 @@ export class WaferClient {
   }
 
   // Settings changed: the daemon takes most of them live; a new binary or arguments
-  // need a restart (returned true).
+  // need a restart (returned true), and a daemon not running (no binary found) is started.
   async reconfigure(settings: WaferSettings): Promise<boolean> {
     const old = this.settings;
     this.settings = settings;
-    if (old.path !== settings.path || old.args.join('\0') !== settings.args.join('\0')) {
+    if (!this.client || old.path !== settings.path || old.args.join('\0') !== settings.args.join('\0')) {
       await this.stop();
       await this.start(settings);
       return true;

@@ -3,7 +3,7 @@
 // language is served. No `vscode` import, so it is unit-tested directly.
 
 export interface WaferSettings {
-  path: string;
+  path: string; // the wafer.path setting; '' = search for the binary (binary.ts)
   args: string[];
   model: string;
   threads: number;
@@ -17,7 +17,7 @@ export interface WaferSettings {
 }
 
 export const DEFAULTS: WaferSettings = {
-  path: 'wafer',
+  path: '',
   args: [],
   model: '',
   threads: 0,
@@ -55,7 +55,7 @@ export function readSettings(get: (key: string) => unknown): WaferSettings {
   const warm = get('warm');
   const stream = get('stream');
   return {
-    path: str('path') || DEFAULTS.path,
+    path: str('path'),
     args: Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string') : [],
     model: str('model'),
     threads: int('threads'),
@@ -115,9 +115,9 @@ function booleans(r: Record<string, unknown>): Record<string, boolean> {
   return out;
 }
 
-// `wafer lsp` plus the user's extra arguments.
-export function serverCommand(s: WaferSettings): { command: string; args: string[] } {
-  return { command: s.path, args: ['lsp', ...s.args] };
+// The daemon's arguments: `lsp` plus the user's extra arguments (the binary is binary.ts's).
+export function serverArgs(s: WaferSettings): string[] {
+  return ['lsp', ...s.args];
 }
 
 // The daemon's initializationOptions (also sent as the `wafer` section of

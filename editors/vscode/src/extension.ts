@@ -1,11 +1,13 @@
 // wafer for VS Code: starts the daemon (client.ts), shows its suggestions through VS
 // Code's inline-completion (ghost text) UI, registers the commands (commands.ts), a status
 // bar item with on/off, the last latency and the model state (a click toggles), and an
-// output channel with the daemon's log; reports invalid settings once each.
+// output channel with the daemon's log and the binary in use; reports invalid settings once
+// each, and a missing binary in one notification.
 import * as vscode from 'vscode';
 import { commands } from './commands';
 import { languageEnabled, readSettings, settingProblems, type WaferSettings } from './config';
-import { ACCEPTED_COMMAND, WaferClient } from './client';
+import { ACCEPTED_COMMAND, BinaryNotFoundError, WaferClient } from './client';
+import { nodeHost } from './host';
 import { SuggestionLog, statusText } from './inlineCompletion';
 import { WarmTracker } from './warm';
 
@@ -30,6 +32,31 @@ function reportSettingProblems(output: vscode.LogOutputChannel): void {
   }
 }
 
+// Starts (or restarts) the daemon through `run`. A missing binary is shown in one
+// notification, once per distinct message (the log has it every time); any other failure
+// to start is shown as an error.
+const startProblems = new Set<string>();
+async function starting(run: () => Promise<unknown>, log: SuggestionLog, refresh: () => void, output: vscode.LogOutputChannel): Promise<void> {
+  try {
+    await run();
+  } catch (e) {
+    log.state = 'error';
+    refresh();
+    const msg = e instanceof Error ? e.message : String(e);
+    if (!(e instanceof BinaryNotFoundError)) output.error(`could not start the daemon: ${msg}`);
+    if (startProblems.has(msg)) return;
+    startProblems.add(msg);
+    const shown =
+      e instanceof BinaryNotFoundError
+        ? vscode.window.showWarningMessage(`wafer: ${msg}`, 'Open Settings', 'Show Log')
+        : vscode.window.showErrorMessage(`wafer: could not start the daemon: ${msg}. Check "wafer.path".`, 'Open Settings', 'Show Log');
+    void shown.then((pick) => {
+      if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'wafer.path');
+      else if (pick === 'Show Log') output.show(true);
+    });
+  }
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel('wafer', { log: true });
   const log = new SuggestionLog();
@@ -45,7 +72,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   refresh();
   status.show();
   reportSettingProblems(output);
-  const wc = new WaferClient(output, log, refresh, settings(), () => enabled);
+  const wc = new WaferClient(output, log, refresh, settings(), () => enabled, context.extensionPath, nodeHost());
   client = wc;
   const cmds = commands({
     execute: (command, ...args) => vscode.commands.executeCommand(command, ...args),
@@ -60,7 +87,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     client: {
       notify: (method, params) => wc.notify(method, params),
       request: (method, params) => wc.request(method, params),
-      start: () => wc.start(settings()),
+      start: () => starting(() => wc.start(settings()), log, refresh, output),
       stop: () => wc.stop(),
       cancelStream: () => wc.streamer.cancel(),
     },
@@ -125,19 +152,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (!e.affectsConfiguration('wafer')) return;
       reportSettingProblems(output);
-      await wc.reconfigure(settings());
+      await starting(() => wc.reconfigure(settings()), log, refresh, output);
     }),
   );
 
-  try {
-    await wc.start(settings());
-  } catch (e) {
-    log.state = 'error';
-    refresh();
-    const msg = e instanceof Error ? e.message : String(e);
-    output.appendLine(`wafer: could not start the daemon: ${msg}`);
-    void vscode.window.showErrorMessage(`wafer: could not start \`${settings().path} lsp\`: ${msg}. Set "wafer.path".`);
-  }
+  await starting(() => wc.start(settings()), log, refresh, output);
 }
 
 export async function deactivate(): Promise<void> {

@@ -31,6 +31,8 @@ export function acceptedLength(insertText: string, typed: string): number {
 export class SuggestionLog {
   lastLatencyMs: number | undefined;
   state: ModelState = 'starting';
+  binary: string | undefined; // the binary in use and how it was found (binary.ts's describe)
+  problem: string | undefined; // why the daemon could not start (no binary found)
   counts = { requests: 0, shown: 0, accepted: 0, partial: 0 };
   current: Shown | undefined;
   private lastEdit = new Map<string, number>();
@@ -81,6 +83,11 @@ export class SuggestionLog {
 
 // The status bar text and tooltip for a state; `enabled` false: suggestions turned off.
 export function statusText(log: SuggestionLog, enabled = true): { text: string; tooltip: string } {
+  const s = stateText(log, enabled);
+  return log.binary ? { text: s.text, tooltip: `${s.tooltip}\nbinary: ${log.binary}` } : s;
+}
+
+function stateText(log: SuggestionLog, enabled: boolean): { text: string; tooltip: string } {
   const c = log.counts;
   const stats = `${c.requests} requests, ${c.shown} shown, ${c.accepted} accepted, ${c.partial} partially accepted`;
   const ms = log.lastLatencyMs;
@@ -94,7 +101,7 @@ export function statusText(log: SuggestionLog, enabled = true): { text: string; 
     case 'starting':
       return { text: '$(loading~spin) wafer: starting', tooltip: 'wafer: starting the daemon / loading the model' };
     case 'error':
-      return { text: '$(error) wafer', tooltip: 'wafer: the daemon reported an error (see the wafer output)' };
+      return { text: '$(error) wafer', tooltip: `wafer: ${log.problem ?? 'the daemon reported an error'} (see the wafer output)` };
     case 'stopped':
       return { text: '$(circle-slash) wafer', tooltip: 'wafer: daemon not running' };
     case 'ready':

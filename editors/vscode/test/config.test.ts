@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, initializationOptions, languageEnabled, readSettings, serverCommand, settingProblems } from '../src/config';
+import { DEFAULTS, initializationOptions, languageEnabled, readSettings, serverArgs, settingProblems } from '../src/config';
 
 const from = (o: Record<string, unknown>) => readSettings((k) => o[k]);
 
@@ -9,24 +9,21 @@ describe('readSettings', () => {
   });
   it('ignores values of the wrong type', () => {
     const s = from({ path: 3, threads: -1, maxTokens: 2.5, args: ['--x', 7], enable: { python: false, go: 'yes' }, daemonOptions: [] });
-    expect(s.path).toBe('wafer');
+    expect(s.path).toBe('');
     expect(s.threads).toBe(0);
     expect(s.maxTokens).toBe(64);
     expect(s.args).toEqual(['--x']);
     expect(s.enable).toEqual({ python: false });
     expect(s.daemonOptions).toEqual({});
   });
-  it('falls back to "wafer" for an empty path', () => {
-    expect(from({ path: '' }).path).toBe('wafer');
+  it('keeps an empty path (search for the binary)', () => {
+    expect(from({ path: '' }).path).toBe('');
   });
 });
 
-describe('serverCommand', () => {
+describe('serverArgs', () => {
   it('runs `wafer lsp` with the extra arguments', () => {
-    expect(serverCommand(from({ path: '/opt/wafer', args: ['--threads', '2'] }))).toEqual({
-      command: '/opt/wafer',
-      args: ['lsp', '--threads', '2'],
-    });
+    expect(serverArgs(from({ path: '/opt/wafer', args: ['--threads', '2'] }))).toEqual(['lsp', '--threads', '2']);
   });
 });
 
@@ -70,7 +67,7 @@ describe('settingProblems', () => {
     expect(problems({ maxTokens: 0 })).toEqual(['wafer.maxTokens must be a whole number of at least 1, not 0; using 64']);
     expect(problems({ contextLength: 8 })).toEqual(['wafer.contextLength must be a whole number of at least 16, not 8; using 4096']);
     expect(problems({ debounceMs: 2.5 })).toEqual(['wafer.debounceMs must be a whole number of at least 0, not 2.5; using 75']);
-    expect(problems({ path: 3 })).toEqual(['wafer.path must be a string, not 3; using "wafer"']);
+    expect(problems({ path: 3 })).toEqual(['wafer.path must be a string, not 3; using ""']);
     expect(problems({ stream: 'yes' })).toEqual(['wafer.stream must be true or false, not "yes"; using true']);
     expect(problems({ args: ['--x', 7] })).toEqual(['wafer.args must be a list of strings, not ["--x",7]; ignoring the entries that are not strings']);
     expect(problems({ enable: { go: 'no' } })).toEqual(['wafer.enable["go"] must be true or false, not "no"; ignoring it']);

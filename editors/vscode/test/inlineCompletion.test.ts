@@ -80,4 +80,14 @@ describe('statusText', () => {
     log.state = 'stopped';
     expect(statusText(log).text).toContain('circle-slash');
   });
+  it('names the binary in the tooltip, or why there is none', () => {
+    const log = new SuggestionLog();
+    log.state = 'ready';
+    log.binary = '/usr/bin/wafer (found on PATH)';
+    expect(statusText(log).tooltip).toContain('\nbinary: /usr/bin/wafer (found on PATH)');
+    log.state = 'error';
+    log.binary = undefined;
+    log.problem = 'no wafer binary found: looked for ...';
+    expect(statusText(log).tooltip).toContain('no wafer binary found');
+  });
 });

@@ -12,6 +12,8 @@ M.error = nil            -- why the client could not start (binary missing, ...)
 M.model_state = 'unknown' -- 'loading' | 'ready' | 'error' | 'unknown'
 M.messages = {}          -- distinct window/showMessage texts already shown
 M.log = {}               -- last window/logMessage lines (bounded)
+M.binary = nil           -- the binary started and how it was found (wafer.binary.describe)
+M.reported = {}          -- binary-not-found messages already shown
 
 local partial = {}       -- partialResultToken -> function(value)
 local token_seq = 0
@@ -87,11 +89,18 @@ function M.start()
   if M.id and vim.lsp.get_client_by_id(M.id) then
     return M.id
   end
-  local cmd, why = config.command()
+  local cmd, found = config.command()
   if not cmd then
-    M.error = why
-    return nil, why
+    M.error = found
+    M.binary = nil
+    -- Once per distinct message: every buffer opened would try again.
+    if not M.reported[found] then
+      M.reported[found] = true
+      notify(found .. ' (:checkhealth wafer)', vim.log.levels.WARN)
+    end
+    return nil, found
   end
+  M.binary = require('wafer.binary').describe(found)
   M.error = nil
   M.messages = {}
   M.model_state = 'unknown'

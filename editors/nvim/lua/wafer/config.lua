@@ -4,10 +4,11 @@ local M = {}
 
 M.defaults = {
   -- The daemon. `cmd` wins when set (a list, e.g. { '/opt/wafer/bin/wafer', 'lsp' });
-  -- otherwise `binary` is looked up on PATH (or used as is when it is a path) and run as
-  -- `binary lsp` with `args` appended.
+  -- otherwise the binary is run as `binary lsp` with `args` appended. `binary`: a path
+  -- (`~` and environment variables expanded) or a name looked up on PATH; nil: search the
+  -- plugin's own bin/<os>-<arch>/, PATH, then the install folder (wafer.binary).
   cmd = nil,
-  binary = 'wafer',
+  binary = nil,
   args = {},
   -- initializationOptions for the daemon; `model` and `threads` are the common ones and
   -- are copied in when set. Anything else the daemon understands goes in `init_options`.
@@ -71,47 +72,10 @@ function M.filetype_enabled(ft)
   return map['*'] ~= false
 end
 
--- The plugin's folder (the one holding lua/ and plugin/).
-local function plugin_dir()
-  local src = debug.getinfo(1, 'S').source:sub(2) -- .../lua/wafer/config.lua
-  return vim.fn.fnamemodify(src, ':p:h:h:h')
-end
-
--- Where a `wafer` binary sits next to the plugin when it is not on PATH: the build of the
--- same checkout (scripts/run.sh installs into build-release/install), or the prefix the
--- plugin was installed with (PREFIX/share/wafer/nvim -> PREFIX/bin/wafer).
-function M.bundled_binaries()
-  local dir = plugin_dir()
-  return {
-    dir .. '/../../build-release/install/bin/wafer',
-    dir .. '/../../../bin/wafer',
-  }
-end
-
--- Resolves the daemon command line, or nil plus a reason when the binary is not found.
+-- Resolves the daemon command line (wafer.binary finds the binary); returns the command
+-- and the found binary ({ path, how }), or nil and what was searched and how to fix it.
 function M.command()
-  local o = M.options
-  if o.cmd then
-    return o.cmd
-  end
-  local bin = o.binary or 'wafer'
-  local path = vim.fn.exepath(bin)
-  if path == '' and bin == 'wafer' then
-    for _, candidate in ipairs(M.bundled_binaries()) do
-      if vim.fn.executable(candidate) == 1 then
-        path = vim.fn.fnamemodify(candidate, ':p')
-        break
-      end
-    end
-  end
-  if path == '' then
-    return nil, ('wafer binary %q not found (on PATH or as configured in `binary`)'):format(bin)
-  end
-  local cmd = { path, 'lsp' }
-  for _, a in ipairs(o.args or {}) do
-    table.insert(cmd, a)
-  end
-  return cmd
+  return require('wafer.binary').command(M.options)
 end
 
 -- The initializationOptions sent to the daemon.

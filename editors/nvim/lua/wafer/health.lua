@@ -1,5 +1,7 @@
--- :checkhealth wafer — binary found, its version, daemon and model state, last latency.
--- Works with the health API of every Neovim from 0.7 (report_*) to current (start/ok/...).
+-- :checkhealth wafer — the Neovim version, the binary found and how (or where the plugin
+-- looked and how to fix it), its `wafer --version`, the model it will serve, the daemon and
+-- model state, the last latency. Works with the health API of every Neovim from 0.7
+-- (report_*) to current (start/ok/...).
 local M = {}
 
 local function api()
@@ -63,17 +65,30 @@ function M.check()
     error(nvim .. ' is too old: wafer needs Neovim 0.7 or newer')
   end
   info('suggestions ' .. (config.options.enabled == false and 'off (:WaferToggle turns them on)' or 'on'))
-  local cmd, why = config.command()
-  if not cmd then
-    error(why)
+  local binary = require('wafer.binary')
+  local host = binary.host()
+  local found, nf = binary.find(config.options, host)
+  if not found then
+    if nf.setting ~= '' then
+      error(('binary: `binary` is %q, and there is no program there (looked for %s)'):format(nf.setting, table.concat(nf.searched, ', ')),
+        { 'set `binary` in setup() to the full path of the wafer binary, or leave it unset to search' })
+    else
+      error('binary: no wafer binary found; looked for ' .. table.concat(nf.searched, ', '), {
+        ('install wafer into %s or a folder on PATH (see the README\'s Install section)'):format(binary.install_path(host)),
+        "or set `binary` in setup() to the binary's full path, e.g. require('wafer').setup({ binary = '~/wafer/bin/wafer' })",
+      })
+    end
+    info('model and daemon: not checked without a binary')
     return
   end
-  ok('binary: ' .. cmd[1])
+  ok('binary: ' .. binary.describe(found))
+  local cmd = { found.path }
   local version = run({ cmd[1], '--version' })
   if version.code == 0 then
     ok('version: ' .. version.out)
   else
-    error('`' .. cmd[1] .. ' --version` failed: ' .. version.out)
+    error('`' .. cmd[1] .. ' --version` failed: ' .. version.out,
+      { 'check that it is the wafer binary built for this machine (' .. host.os .. '-' .. host.arch .. ')' })
   end
 
   -- The model the daemon will serve: the `model` setting, else its default choice.

@@ -150,9 +150,13 @@ end
 -- Lines for :WaferStatus.
 function M.status_lines()
   local lines = {}
-  local cmd = config.command()
+  local cmd, found = config.command()
   table.insert(lines, 'suggestions: ' .. (M.enabled() and 'on' or 'off (:WaferToggle)'))
-  table.insert(lines, 'binary: ' .. (cmd and table.concat(cmd, ' ') or ('not found (' .. tostring(client.error) .. ')')))
+  local running = client.id and client.binary -- what the daemon was started with
+  table.insert(lines, 'binary: ' .. (running or (cmd and require('wafer.binary').describe(found)) or ('not found: ' .. found)))
+  if cmd then
+    table.insert(lines, 'command: ' .. table.concat(cmd, ' '))
+  end
   table.insert(lines, 'daemon: ' .. (client.id and ('running (client id ' .. client.id .. ')') or ('not running' .. (client.error and (': ' .. client.error) or ''))))
   table.insert(lines, 'model: ' .. client.model_state)
   local ms = suggestion.last_latency_ms
