@@ -5,8 +5,8 @@
 # tree-sitter grammars (npm ci), clang with its sanitizer and libFuzzer runtimes and
 # llvm-symbolizer (scripts/sanitize.sh, bench/fuzz.sh), lld (links the ~100 test executables
 # about 4x faster than GNU ld), ninja-build (the generator of every build tree the scripts
-# create), and python3-numpy for the
-# tools/train tests (torch is never installed here: training is run by hand). Idempotent: does nothing that is already done.
+# create), and python3-numpy with python3-torch (Debian's 1.13, CPU only) for the tools/train
+# tests. Idempotent: does nothing that is already done.
 # `scripts/setup.sh windows` installs the mingw-w64 cross compiler and wine64 (scripts/windows.sh).
 # `scripts/setup.sh arm64` installs, in addition, the arm64 cross toolchain, the :arm64
 # multiarch library packages and qemu-user (scripts/arm64.sh; scripts/test.sh asks for them
@@ -35,7 +35,7 @@ install() {
 
 # shellcheck disable=SC2086
 mapfile -t need < <(missing build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates neovim \
-                             libcurl4-openssl-dev zlib1g-dev chromium python3 python3-numpy clang libclang-rt-dev llvm lld \
+                             libcurl4-openssl-dev zlib1g-dev chromium python3 python3-numpy python3-torch clang libclang-rt-dev llvm lld \
                              ninja-build ${WAFER_EXTRA_PACKAGES:-})
 if ! command -v npm >/dev/null 2>&1; then need+=(nodejs npm); fi
 install "${need[@]}"
