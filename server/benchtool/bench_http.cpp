@@ -2,7 +2,10 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "server/prompt/context.h"
 #include "server/document/documents.h"
@@ -86,8 +89,15 @@ class HttpTarget : public BenchTarget {
       collect_done();
       if (!events_.empty() || Clock::now() >= deadline) break;
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      // curl_multi_wait, not curl_multi_poll (libcurl 7.66): macOS 11 ships libcurl 7.64. It
+      // returns at once when curl has no socket to wait on (between connection attempts);
+      // sleep a millisecond then instead of spinning.
       int numfds = 0;
-      curl_multi_poll(multi_, nullptr, 0, static_cast<int>(std::max<int64_t>(1, left)), &numfds);
+      const auto wait_ms = static_cast<int>(std::min<int64_t>(std::max<int64_t>(1, left), 1000));
+      const auto waited_from = Clock::now();
+      const CURLMcode rc = curl_multi_wait(multi_, nullptr, 0, wait_ms, &numfds);
+      if (rc != CURLM_OK || (numfds == 0 && Clock::now() - waited_from < std::chrono::milliseconds(1)))
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     for (auto& e : events_) out.push_back(std::move(e));
     events_.clear();
