@@ -1,5 +1,7 @@
-// bench_quality: offline completion quality. On held-out real source files (by default the
-// machine's Python standard library and C headers), hide the rest of a line at random
+// bench_quality: offline completion quality. On real source files the bundled model never
+// saw (by default the held-out part of the machine's Python standard library, Debian's
+// python3-requests and python3-yaml, and the C headers of /usr/include; files of the
+// training split are left out, and refused when named), hide the rest of a line at random
 // points, ask the model through the daemon's own pipeline (prepare_completion: window,
 // extra context, mode, stop rule; then post-processing), and score the first suggested
 // line against the hidden text: exact, a non-empty start of it (prefix), the same first
@@ -45,7 +47,9 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
+#include "server/benchtool/line_baseline.h"
 #include "server/benchtool/quality_metrics.h"
+#include "server/benchtool/training_split.h"
 #include "server/config/options.h"
 #include "server/service/completion_request.h"
 #include "server/service/service_options.h"
@@ -132,37 +136,64 @@ int main(int argc, char** argv) {
     }
     else roots.emplace_back(a);
   }
-  if (roots.empty()) roots = {"/usr/lib/python3.11", "/usr/include"};
+  if (roots.empty())
+    roots = {"/usr/lib/python3.11", "/usr/lib/python3/dist-packages/requests", "/usr/lib/python3/dist-packages/yaml",
+             "/usr/include"};
 
   std::vector<Row> rows;
   if (!parse_rows(context, &rows)) {
     std::fprintf(stderr, "bench_quality: --context: expected a comma-separated list of window, open, index, recent (or all)\n");
     return 1;
   }
-  // Held-out files: .py and .h directly in the given folders (not recursive), sorted; each
-  // with the folder it came from (its workspace for the index, its neighbours for open buffers).
+  // Code the bundled model never saw: source files directly in the given folders (not
+  // recursive), sorted, without the ones it was trained on (server/benchtool/training_split.h);
+  // each with the folder it came from (its workspace for the index, its neighbours for
+  // open buffers). A training file named on the command line is refused.
   std::vector<fs::path> files;
   std::map<std::string, std::string> root_of;
+  int not_a_source = 0, held_out = 0, trained_left_out = 0;
+  std::string used_roots;
   for (const fs::path& r : roots) {
     std::error_code ec;
-    if (fs::is_regular_file(r, ec)) {
-      files.push_back(r);
-      root_of[r.string()] = fs::absolute(r, ec).parent_path().string();
+    const fs::path abs = fs::absolute(r, ec).lexically_normal();
+    auto take = [&](const fs::path& file, const fs::path& root) {
+      const TrainingProvenance where = training_provenance(file);
+      if (where.role == TrainingRole::kTrained) return false;
+      ++(where.role == TrainingRole::kHeldOut ? held_out : not_a_source);
+      files.push_back(file);
+      root_of[file.string()] = root.string();
+      return true;
+    };
+    if (fs::is_regular_file(abs, ec)) {
+      if (!take(abs, abs.parent_path())) {
+        std::fprintf(stderr, "bench_quality: %s is training data of the bundled model (%s in tools/train/corpus.py's split): "
+                     "pass code it never saw\n", abs.c_str(), training_provenance(abs).key.c_str());
+        return 1;
+      }
+      used_roots += " " + abs.string();
       continue;
     }
-    for (const auto& e : fs::directory_iterator(r, ec)) {
-      auto ext = e.path().extension();
-      if (e.is_regular_file() && (ext == ".py" || ext == ".h") && e.file_size() > 2000 && e.file_size() < 200000) {
-        files.push_back(e.path());
-        root_of[e.path().string()] = fs::absolute(r, ec).lexically_normal().string();
-      }
+    if (!fs::is_directory(abs, ec)) {
+      std::fprintf(stderr, "bench_quality: %s: not found, left out\n", abs.c_str());
+      continue;
+    }
+    used_roots += " " + abs.string();
+    for (const auto& e : fs::directory_iterator(abs, ec)) {
+      static const char* const kExtensions[] = {".py", ".h", ".c", ".js", ".go"};
+      const std::string ext = e.path().extension().string();
+      if (!e.is_regular_file() || std::find(std::begin(kExtensions), std::end(kExtensions), ext) == std::end(kExtensions) ||
+          e.file_size() <= 2000 || e.file_size() >= 200000)
+        continue;
+      if (!take(e.path().lexically_normal(), abs)) ++trained_left_out;
     }
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) {
-    std::fprintf(stderr, "bench_quality: no .py or .h files found\n");
+    std::fprintf(stderr, "bench_quality: no held-out .py, .h, .c, .js or .go files found\n");
     return 1;
   }
+  std::printf("files: %zu from%s: %d of no training source, %d held out by the training split; %d training files left out\n",
+              files.size(), used_roots.c_str(), not_a_source, held_out, trained_left_out);
   if (healing != "on" && healing != "off" && healing != "both") {
     std::fprintf(stderr, "bench_quality: --token-healing: expected on, off or both\n");
     return 1;
@@ -214,6 +245,7 @@ int main(int argc, char** argv) {
   });
   const Options defaults;
   std::mt19937 rng(seed);
+  std::map<std::string, Tally> baseline;  // by language, over the same points
   for (int n = 0; n < points; ++n) {
     const size_t file_index = rng() % files.size();
     const fs::path& path = files[file_index];
@@ -232,6 +264,20 @@ int main(int argc, char** argv) {
     size_t col = indent + rng() % (l.size() - indent);
     const size_t cursor = snap0->line_starts[line] + col;
     const std::string truth = trim(l.substr(col));
+    {  // the baseline: the rest of the most similar earlier line
+      std::vector<std::string_view> lines(snap0->line_count());
+      for (size_t k = 0; k < lines.size(); ++k) lines[k] = snap0->line(k);
+      const std::string guess = trim(first_line(nearest_line_baseline(lines, line, col)));
+      const grammars::Language* guess_lang = grammars::language_by_path(path.string());
+      for (Tally* x : {&baseline[guess_lang ? std::string(guess_lang->name) : "other"], &baseline["(all)"]}) {
+        ++x->points;
+        if (guess.empty()) ++x->empty;
+        if (guess == truth) ++x->exact;
+        if (!guess.empty() && truth.starts_with(guess)) ++x->prefix;
+        if (!guess.empty() && first_lexical_token(guess) == first_lexical_token(truth)) ++x->first_token;
+        x->similarity += edit_similarity(guess, truth);
+      }
+    }
     // The editor: this document as the user has it (the rest of the line not yet written),
     // and the files listed next to it in its folder.
     const grammars::Language* lang = grammars::language_by_path(path.string());
@@ -345,6 +391,13 @@ int main(int argc, char** argv) {
     // The user edited here, then moves on to the next point.
     visited[uri] = snap0;
     recent.edited(*snap0, line);
+  }
+  std::printf("baseline: repeat the most similar earlier line\n%-8s %6s %7s %8s %7s %7s %7s\n", "lang", "points", "exact%",
+              "prefix%", "token%", "edit%", "empty%");
+  for (const auto& [name, t] : baseline) {
+    auto pct = [&](double v) { return t.points ? 100.0 * v / t.points : 0.0; };
+    std::printf("%-8s %6d %7.1f %8.1f %7.1f %7.1f %7.1f\n", name.c_str(), t.points, pct(t.exact), pct(t.prefix),
+                pct(t.first_token), pct(t.similarity), pct(t.empty));
   }
   for (const Run& run : runs) {
     std::printf("%s\n%-8s %6s %7s %8s %7s %7s %7s %10s %11s %7s\n", run.label.c_str(), "lang", "points", "exact%",
