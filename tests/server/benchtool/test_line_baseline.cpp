@@ -20,7 +20,7 @@ TEST_CASE("line baseline: the rest of the earlier line whose predecessor is most
   CHECK(nearest_line_baseline(lines, 6, 6).empty());
 }
 
-TEST_CASE("line baseline: ties go to the nearest line; nothing above, nothing predicted", "[benchtool][quality]") {
+TEST_CASE("line baseline: ties go to the nearest line, and nothing above predicts nothing", "[benchtool][quality]") {
   const std::vector<std::string_view> lines = {"x", "f(1)", "x", "f(2)", "x", "f("};
   CHECK(nearest_line_baseline(lines, 5, 2) == "2)");
   CHECK(nearest_line_baseline(lines, 0, 0).empty());
