@@ -105,9 +105,9 @@ soak() {
 }
 # The fewest new inputs (runs after the corpus is loaded) each target must run in the default
 # FUZZ_SECONDS=10, scaled for other FUZZ_SECONDS (at least 1): a target that hangs on its
-# corpus or stops at once ("Done 0 runs") fails the phase. About a fifth of the fewest
-# measured on two cores busy with the phase's two targets (fuzz_lsp runs the whole daemon
-# per input under ASan at -O0: some 5-15 inputs a second).
+# corpus or stops at once ("Done 0 runs") fails the phase. Each is a fifth to a third of the
+# fewest measured with two targets on two cores (docs/reliability.md); fuzz_lsp's is small
+# because it runs the whole daemon per input, under ASan at -O0.
 fuzz_min_new_runs() {
   case $1 in
     fuzz_documents) echo 100 ;;
