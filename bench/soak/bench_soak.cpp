@@ -297,9 +297,12 @@ std::vector<std::string> judge(const Config& cfg, const Soak::Phase& typing, con
                 cfg.min_slope_requests);
   else if (typing.slope_kib > cfg.max_slope_kib)
     failed.push_back("typing: RSS slope above --max-slope-kib");
-  if (typing.non_empty < cfg.min_non_empty * typing.requests)
-    failed.push_back("typing: " + std::to_string(typing.non_empty) + " of " + std::to_string(typing.requests) +
-                     " requests got a suggestion, fewer than --min-non-empty " + std::to_string(cfg.min_non_empty));
+  if (typing.non_empty < cfg.min_non_empty * typing.requests) {
+    char line[160];
+    std::snprintf(line, sizeof line, "typing: %d of %d requests got a suggestion, fewer than --min-non-empty %g",
+                  typing.non_empty, typing.requests, cfg.min_non_empty);
+    failed.push_back(line);
+  }
   return failed;
 }
 
