@@ -3,10 +3,13 @@
 // engine-thread hand-off remain:
 //   bench_lsp_latency [N] [DEBOUNCE_MS]
 // prints client-side round-trip percentiles for invoked requests (no debounce) and for
-// automatic ones (debounce DEBOUNCE_MS), plus the daemon's own wafer/stats stages.
+// automatic ones (debounce DEBOUNCE_MS), plus the daemon's own wafer/stats stages. A reply
+// without suggestions ends it with exit code 1 and no figures: they would be of fewer
+// requests than asked for.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +48,8 @@ int main(int argc, char** argv) {
   c.notify("textDocument/didOpen", {{"textDocument", {{"uri", "file:///b.py"}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
   json pos = {{"line", 601}, {"character", 11}};
   int version = 1;
-  auto run = [&](int trigger, int count) {
+  // The round trips of `count` requests, or nothing when a reply has no suggestion.
+  auto run = [&](int trigger, int count) -> std::optional<std::vector<double>> {
     std::vector<double> ms;
     for (int i = 0; i < count; ++i) {
       auto t0 = Clock::now();
@@ -58,20 +62,24 @@ int main(int argc, char** argv) {
                          {{"textDocument", {{"uri", "file:///b.py"}}}, {"position", pos}, {"context", {{"triggerKind", trigger}}}});
       ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       if (!r.contains("result") || r["result"]["items"].empty()) {
-        std::fprintf(stderr, "unexpected reply: %s\n", r.dump().c_str());
-        return ms;
+        std::fprintf(stderr, "bench_lsp_latency: unexpected reply to request %d of %d: %s\n", i + 1, count, r.dump().c_str());
+        return std::nullopt;
       }
     }
     return ms;
   };
-  run(1, 20);  // warm-up
-  std::vector<double> invoked = run(1, n);
-  std::vector<double> automatic = run(2, std::max(1, n / 4));
+  const std::optional<std::vector<double>> warm = run(1, 20);
+  const std::optional<std::vector<double>> invoked = warm ? run(1, n) : std::nullopt;
+  const std::optional<std::vector<double>> automatic = invoked ? run(2, std::max(1, n / 4)) : std::nullopt;
+  if (!automatic) {
+    c.shutdown_and_exit();
+    return 1;
+  }
   std::vector<double> over;
-  for (double v : automatic) over.push_back(v - debounce);
+  for (double v : *automatic) over.push_back(v - debounce);
   std::printf("wafer lsp with the fake engine (0 ms engine), %d-line document, debounce %d ms\n", 602, debounce);
-  report("invoked round trip", invoked);
-  report("automatic round trip", automatic);
+  report("invoked round trip", *invoked);
+  report("automatic round trip", *automatic);
   report("automatic round trip - debounce", over);
   json stats = c.request("wafer/stats", nullptr)["result"]["latency_ms"];
   for (const char* stage : {"overhead_ms", "queue_ms", "engine_ms", "debounce_ms", "total_ms", "did_change_ms"})

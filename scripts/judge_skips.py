@@ -4,8 +4,8 @@ reason is not one that tests/skip_reasons.txt accepts.
 
 usage: judge_skips.py JUNIT_XML [REASONS_FILE]
 
-JUNIT_XML is ctest's --output-junit file. A skipped test's reason is the first line of its
-output that starts with "SKIPPED:". A skip is accepted only when that reason matches one of
+JUNIT_XML is ctest's --output-junit file. A skipped test's reasons are the lines of its
+output that start with "SKIPPED:". A skip is accepted only when each reason matches one of
 the regular expressions of REASONS_FILE (default tests/skip_reasons.txt): reasons that come
 from the machine (an instruction set the CPU lacks, another architecture) or from data the
 repository keeps optional on purpose. Missing data the repository should hold, a tool the
@@ -27,12 +27,9 @@ def load_reasons(path):
     return patterns
 
 
-def skip_reason(case):
+def skip_reasons(case):
     out = case.findtext("system-out") or ""
-    for line in out.splitlines():
-        if line.strip().startswith("SKIPPED:"):
-            return line.strip()[len("SKIPPED:"):].strip()
-    return ""
+    return [line.strip()[len("SKIPPED:"):].strip() for line in out.splitlines() if line.strip().startswith("SKIPPED:")]
 
 
 def main(argv):
@@ -50,9 +47,9 @@ def main(argv):
         if case.get("status") != "notrun" and case.find("skipped") is None:
             continue
         skipped += 1
-        reason = skip_reason(case)
-        ok = bool(reason) and any(p.search(reason) for p in patterns)
-        print(f"skipped: {case.get('name')}: {reason or '(no SKIPPED: line in its output)'}"
+        reasons = skip_reasons(case)
+        ok = bool(reasons) and all(any(p.search(r) for p in patterns) for r in reasons)
+        print(f"skipped: {case.get('name')}: {'; '.join(reasons) or '(no SKIPPED: line in its output)'}"
               f"{'' if ok else '  <- NOT ACCEPTED'}")
         if not ok:
             refused.append(case.get("name"))

@@ -34,7 +34,7 @@ install() {
 }
 
 # shellcheck disable=SC2086
-mapfile -t need < <(missing build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates neovim \
+mapfile -t need < <(missing build-essential cmake pkg-config libuv1-dev nlohmann-json3-dev catch2 ca-certificates openssl neovim \
                              libcurl4-openssl-dev zlib1g-dev chromium python3 python3-numpy python3-torch clang libclang-rt-dev llvm lld \
                              ninja-build ${WAFER_EXTRA_PACKAGES:-})
 if ! command -v npm >/dev/null 2>&1; then need+=(nodejs npm); fi
