@@ -139,12 +139,14 @@ TEST_CASE("measured latencies match the scripted ones") {
   CHECK(target.closed);
   CHECK(run->server_stats["ok"] == true);
   REQUIRE(s.final_ms.count > 20);
-  // Tolerance: the loop wakes within a millisecond or so; a loaded machine adds some.
+  // Tolerance: the loop wakes within a millisecond or so; a loaded machine adds some to the
+  // median and more to the tail (a p90 of 44 ms was seen at a load of 10 on 2 cores), so the
+  // tail only checks that the scripted times are not counted twice.
   CHECK(s.first_text_ms.p50 >= 8);
   CHECK(s.first_text_ms.p50 < 8 + 5);
   CHECK(s.final_ms.p50 >= 20);
   CHECK(s.final_ms.p50 < 20 + 5);
-  CHECK(s.final_ms.p90 < 20 + 15);
+  CHECK(s.final_ms.p90 < 2 * 20 + 15);
   // Requests overtaken by a keystroke were cancelled by the client.
   int cancelled = s.outcomes.count("cancelled") ? s.outcomes.at("cancelled") : 0;
   CHECK(cancelled == target.cancels);
