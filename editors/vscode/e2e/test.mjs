@@ -184,6 +184,13 @@ try {
     await saved((c) => c.includes(PREFIX + line), `Tab inserts ${JSON.stringify(line)}`);
     const statusText = await status.innerText();
     if (!/wafer \d+ ms/.test(statusText)) fail(`status bar without latency: ${statusText}`);
+    // The daemon's message naming the model it serves, prefixed once.
+    const served = page.locator('.notification-toast', { hasText: 'completions from' }).first();
+    await served.waitFor({ timeout: 10000 });
+    const note = await served.innerText();
+    log(`notification: ${JSON.stringify(note)}`);
+    if (!note.includes('wafer: completions from wafer-tiny-code') || note.includes('wafer: wafer:'))
+      fail(`the notification does not name the model once: ${JSON.stringify(note)}`);
     console.log(`E2E PASSED (package): ${JSON.stringify(PREFIX + line)} in the file; whole run ${((t() - t0) / 1000).toFixed(1)} s`);
     process.exit(0);
   }

@@ -160,7 +160,7 @@ export class WaferClient {
       this.changed();
       if (this.shownMessages.has(p.message)) return;
       this.shownMessages.add(p.message);
-      const text = `wafer: ${p.message}`;
+      const text = p.message.startsWith('wafer') ? p.message : `wafer: ${p.message}`; // (most say "wafer: " themselves)
       if (p.type === MessageType.Error) void vscode.window.showErrorMessage(text);
       else if (p.type === MessageType.Warning) void vscode.window.showWarningMessage(text);
       else void vscode.window.showInformationMessage(text);
