@@ -40,7 +40,10 @@ ModelSearch default_model_search(const std::string& cache_dir_override) {
   ModelSearch s;
   s.cache_dir = cache_dir_override;
   const fs::path exe = os::executable_path();
-  if (!exe.empty()) s.bundled.push_back(exe.parent_path().parent_path() / "share" / "wafer" / "models" / kBundledModelFile);
+  if (!exe.empty()) {
+    s.bundled.push_back(exe.parent_path().parent_path() / "share" / "wafer" / "models" / kBundledModelFile);
+    s.bundled.push_back(exe.parent_path() / "models" / kBundledModelFile);  // a package: models/ beside the binary
+  }
 #ifdef WAFER_SOURCE_DIR
   s.bundled.push_back(fs::path(WAFER_SOURCE_DIR) / "models" / kBundledModelFile);
 #endif

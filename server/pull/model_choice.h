@@ -2,8 +2,9 @@
 //   1. the `model` setting / --model: a path (with `~` and `$VAR` expanded) or a catalogue
 //      name looked up in the pull cache;
 //   2. else the most capable catalogue model already in the pull cache (`wafer pull`);
-//   3. else the bundled model: share/wafer/models/ next to an installed binary, or the
-//      source tree's models/ for a binary in a build tree.
+//   3. else the bundled model: share/wafer/models/ next to an installed binary (PREFIX/bin/),
+//      models/ in the binary's own folder (the VS Code extension's bin/<platform>-<arch>/,
+//      scripts/package.sh), or the source tree's models/ for a binary in a build tree.
 #pragma once
 
 #include <filesystem>
@@ -15,7 +16,8 @@
 
 namespace wafer {
 
-// The file name of the bundled model (models/ in the source tree, share/wafer/models/ installed).
+// The file name of the bundled model (models/ in the source tree, share/wafer/models/ installed,
+// models/ beside the binary in an editor package).
 inline constexpr std::string_view kBundledModelFile = "wafer-tiny-code-q8_0.gguf";
 // The catalogue model suggested to users of the bundled one.
 inline constexpr std::string_view kSuggestedModel = "qwen2.5-coder-1.5b";

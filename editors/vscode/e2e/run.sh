@@ -15,7 +15,10 @@
 # WAFER_ARGS (extra `wafer lsp` arguments as a JSON list), E2E_STREAM (1, default: the
 # wafer.stream setting on; 0: off), E2E_FIND (setting, default: the daemon named in
 # wafer.path; path: wafer.path unset and the daemon's folder first on PATH, so the extension
-# finds it itself). Either way the extension's log must name the binary and how it was found.
+# finds it itself; none: nothing to find; package: the .vsix E2E_VSIX from scripts/package.sh
+# installed as it is, with no setting, PATH without wafer and an empty home, so its own binary
+# and bundled model serve). Each way the extension's log must name the binary and how it was
+# found (and with package, the model beside that binary).
 # Exit 0 passed, 1 failed, 77 skipped (code-server or chromium missing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,13 +34,19 @@ skip() {  # a failure instead of a skip with WAFER_REQUIRE_EDITORS=1 (CI)
 }
 [ -x "$CODE_SERVER" ] || skip "code-server not found at $CODE_SERVER (e2e/install-code-server.sh installs it)"
 [ -x "$CHROMIUM" ] || skip "chromium not found at $CHROMIUM"
-[ $# -gt 0 ] || [ -x "$WAFER_SCRIPTED" ] || skip "$WAFER_SCRIPTED not built"
+find=${E2E_FIND:-setting}
+if [ "$find" = package ]; then
+  [ -f "${E2E_VSIX:-}" ] || { echo "FAIL: no package at E2E_VSIX='${E2E_VSIX:-}' (scripts/package.sh linux-x64)"; exit 1; }
+elif [ $# -eq 0 ]; then
+  [ -x "$WAFER_SCRIPTED" ] || skip "$WAFER_SCRIPTED not built"
+fi
 [ -d "$ext/node_modules/playwright-core" ] || skip "the extension's npm dependencies are not installed (scripts/setup.sh)"
 
 start=$(date +%s.%N)
 cd "$ext"
 [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error
-npm run --silent package >/dev/null
+vsix=${E2E_VSIX:-$ext/wafer.vsix}
+[ "$find" = package ] || npm run --silent package >/dev/null
 
 tmp=$(mktemp -d)
 cleanup() { [ -n "${cs_pid:-}" ] && kill "$cs_pid" 2>/dev/null; if [ -n "${E2E_KEEP:-}" ]; then echo "e2e: kept $tmp"; else rm -rf "$tmp"; fi; }
@@ -56,7 +65,6 @@ printf '#!/bin/sh\nexec %s "$@"\n' "$(printf '%q ' "${daemon[@]}")" > "$tmp/bin/
 chmod +x "$tmp/bin/wafer"
 
 printf 'import os\n\n\n' > "$tmp/ws/test.py"
-find=${E2E_FIND:-setting}
 cs_env=()
 if [ "$find" = path ]; then
   path_setting=""
@@ -64,6 +72,15 @@ if [ "$find" = path ]; then
   # VSCODE_CLI=1: the environment is taken as it is; otherwise code-server replaces PATH
   # with a login shell's (as VS Code does), which would drop the daemon's folder.
   cs_env=(VSCODE_CLI=1 "PATH=$tmp/bin:$PATH")
+elif [ "$find" = package ]; then
+  # Only the package's own binary and model: PATH without wafer, a home folder without
+  # ~/.local/bin/wafer or a download cache, no extra arguments.
+  path_setting=""
+  how="the extension's own binary"
+  args='[]'
+  mkdir -p "$tmp/home"
+  if PATH=/usr/bin:/bin command -v wafer >/dev/null; then echo "FAIL: wafer is on PATH=/usr/bin:/bin"; exit 1; fi
+  cs_env=(-u XDG_CACHE_HOME VSCODE_CLI=1 PATH=/usr/bin:/bin "HOME=$tmp/home")
 elif [ "$find" = none ]; then
   # Nothing to find: PATH without the daemon, a home folder without ~/.local/bin/wafer.
   path_setting=""
@@ -101,7 +118,7 @@ cat > "$tmp/user/User/settings.json" <<JSON
 JSON
 
 "$CODE_SERVER" --user-data-dir "$tmp/user" --extensions-dir "$tmp/ext" \
-  --install-extension "$ext/wafer.vsix" >/dev/null 2>&1
+  --install-extension "$vsix" >/dev/null 2>&1
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" > "$tmp/config.yaml"
 env "${cs_env[@]}" "$CODE_SERVER" --config "$tmp/config.yaml" --user-data-dir "$tmp/user" --extensions-dir "$tmp/ext" \
@@ -122,13 +139,23 @@ if [ $rc -eq 0 ] && [ "$find" = none ]; then
   tries=$(find "$tmp/user" -name 'wafer.log' -exec cat {} + 2>/dev/null | grep -c "no wafer binary found" || true)
   if [ "$tries" -ge 2 ]; then echo "e2e: the log has the message of each of $tries tries"; else echo "FAIL: $tries messages in the log, expected 2"; rc=1; fi
 fi
-if [ $rc -eq 0 ] && [ -n "$how" ]; then
-  if find "$tmp/user" -name 'wafer.log' -exec cat {} + 2>/dev/null | grep -qF "using $tmp/bin/wafer ($how)"; then
-    echo "e2e: the log says: using $tmp/bin/wafer ($how)"
+# logged LINE: the extension's log has a line matching the extended regex LINE.
+logged() {
+  local hit
+  if hit=$(find "$tmp/user" -name 'wafer.log' -exec cat {} + 2>/dev/null | grep -Em1 "$1"); then
+    echo "e2e: the log says: ${hit#*] }"
   else
-    echo "FAIL: the extension's log does not say \"using $tmp/bin/wafer ($how)\""
-    rc=1
+    echo "FAIL: the extension's log has no line matching: $1"
+    return 1
   fi
+}
+re() { printf '%s' "$1" | sed 's/[][\.*^$(){}+?|]/\\&/g'; }  # a literal for grep -E
+if [ $rc -eq 0 ] && [ "$find" = package ]; then
+  own=$(re "$tmp/ext/")"[^/ ]+/bin/linux-x64"
+  logged "using $own/wafer $(re "($how)")" || rc=1
+  logged "model: .* \($own/models/wafer-tiny-code-q8_0\.gguf, the bundled model\)" || rc=1
+elif [ $rc -eq 0 ] && [ -n "$how" ]; then
+  logged "using $(re "$tmp/bin/wafer ($how)")" || rc=1
 fi
 if [ $rc -ne 0 ]; then
   echo "--- code-server log (tail)"; tail -20 "$tmp/code-server.log"

@@ -9,6 +9,10 @@
 // looked and how to fix it, the status bar shows the error, and a restart does not repeat
 // the notification.
 //
+// With E2E_FIND=package the extension is a packaged .vsix (scripts/package.sh) serving the
+// bundled model with its own binary: whatever it suggests after PREFIX shows, and Tab puts
+// it in the file.
+//
 // Environment: E2E_URL, E2E_FILE (the workspace file on disk), CHROMIUM, E2E_SHOTS (folder
 // for screenshots), E2E_STREAM (1/0: what wafer.stream is set to, for the checks), E2E_FIND.
 import { chromium } from 'playwright-core';
@@ -19,6 +23,7 @@ const file = process.env.E2E_FILE;
 const shots = process.env.E2E_SHOTS;
 const STREAM = process.env.E2E_STREAM !== '0';
 const NONE = process.env.E2E_FIND === 'none';
+const PACKAGE = process.env.E2E_FIND === 'package';
 const PREFIX = 'def add(';
 const SUGGESTION = 'a, b):\n    return a + b'; // e2e/fake-engine.json's rule for PREFIX
 // Only the first line of a multi-line ghost text is read from the screen (an inline
@@ -162,6 +167,33 @@ try {
     .waitFor({ timeout: 60000 });
   log(`status bar: ${JSON.stringify(await status.innerText())}`);
   await page.click('.editor-instance .monaco-editor .view-lines');
+
+  if (PACKAGE) {
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(PREFIX, { delay: 30 });
+    const typed = t();
+    const seen = await watchGhost((g) => g.trim() !== '', 60000, 'ghost text from the bundled model', ghostAll);
+    const ghost = seen[seen.length - 1];
+    log(`ghost text after ${(t() - typed).toFixed(0)} ms: ${JSON.stringify(ghost)}`);
+    if (shots) {
+      mkdirSync(shots, { recursive: true });
+      await page.screenshot({ path: `${shots}/ghost.png` });
+    }
+    await page.keyboard.press('Tab');
+    const line = ghost.split('\n')[0];
+    await saved((c) => c.includes(PREFIX + line), `Tab inserts ${JSON.stringify(line)}`);
+    const statusText = await status.innerText();
+    if (!/wafer \d+ ms/.test(statusText)) fail(`status bar without latency: ${statusText}`);
+    // The daemon's message naming the model it serves, prefixed once.
+    const served = page.locator('.notification-toast', { hasText: 'completions from' }).first();
+    await served.waitFor({ timeout: 10000 });
+    const note = await served.innerText();
+    log(`notification: ${JSON.stringify(note)}`);
+    if (!note.includes('wafer: completions from wafer-tiny-code') || note.includes('wafer: wafer:'))
+      fail(`the notification does not name the model once: ${JSON.stringify(note)}`);
+    console.log(`E2E PASSED (package): ${JSON.stringify(PREFIX + line)} in the file; whole run ${((t() - t0) / 1000).toFixed(1)} s`);
+    process.exit(0);
+  }
 
   // 1. Ghost text appears (streams in when wafer.stream is on); Escape dismisses it.
   const latencies = [];

@@ -3,7 +3,8 @@
 // applies the on/off toggle and the per-language switch, streams the suggestion through
 // stream.ts when `wafer.stream` is on, measures latency and remembers what is shown), turns
 // off the plain-completion fallback (VS Code shows ghost text itself), and shows each
-// distinct daemon error once. Which binary runs is binary.ts's choice, logged each start.
+// distinct daemon error once. Which binary runs is binary.ts's choice, logged each start;
+// which model serves is asked of the daemon (wafer/stats) once it has one, and logged.
 import * as vscode from 'vscode';
 import {
   CancellationTokenSource,
@@ -22,6 +23,7 @@ import { describe, locate, notFoundMessage, spawnCommand } from './binary';
 import { initializationOptions, languageEnabled, serverArgs, type WaferSettings } from './config';
 import type { Host } from './host';
 import type { Shown, SuggestionLog } from './inlineCompletion';
+import { describeModel } from './model';
 import { type Started, type StreamKey, Streamer } from './stream';
 
 type LspResult = LspList | LspItem[];
@@ -104,6 +106,7 @@ export class WaferClient {
     }
     this.log.binary = describe(where);
     this.log.problem = undefined;
+    this.log.model = undefined;
     this.output.info(`using ${describe(where)}`);
     const spawn = spawnCommand(where.path, serverArgs(settings), this.host);
     const server: ServerOptions = spawn.shell
@@ -153,10 +156,11 @@ export class WaferClient {
     await this.client.start();
     this.client.onNotification(ShowMessageNotification.type, (p) => {
       if (p.type === MessageType.Error) this.log.state = 'error';
+      else void this.refreshModel(); // (a model loaded is announced)
       this.changed();
       if (this.shownMessages.has(p.message)) return;
       this.shownMessages.add(p.message);
-      const text = `wafer: ${p.message}`;
+      const text = p.message.startsWith('wafer') ? p.message : `wafer: ${p.message}`; // (most say "wafer: " themselves)
       if (p.type === MessageType.Error) void vscode.window.showErrorMessage(text);
       else if (p.type === MessageType.Warning) void vscode.window.showWarningMessage(text);
       else void vscode.window.showInformationMessage(text);
@@ -177,10 +181,20 @@ export class WaferClient {
     const items = Array.isArray(result) ? result : result.items;
     const shown = items.map((item, index) => this.wrap(document, position, item, index));
     this.log.provided(document.uri.toString(), t0, shown);
+    if (!this.log.model) void this.refreshModel();
     if (final && shown[0]) {
       this.reportedFor = this.streamer.counts.requests;
       this.notify('textDocument/didShowCompletion', { item: shown[0].item });
     }
+    this.changed();
+  }
+
+  // Asks the daemon which model serves; a new answer goes to the log and the status bar.
+  private async refreshModel(): Promise<void> {
+    const model = describeModel(await this.request<unknown>('wafer/stats', {}).catch(() => undefined));
+    if (!model || model === this.log.model) return;
+    this.log.model = model;
+    this.output.info(`model: ${model}`);
     this.changed();
   }
 

@@ -33,6 +33,7 @@ export class SuggestionLog {
   state: ModelState = 'starting';
   binary: string | undefined; // the binary in use and how it was found (binary.ts's describe)
   problem: string | undefined; // why the daemon could not start (no binary found)
+  model: string | undefined; // the model that serves (model.ts's describeModel)
   counts = { requests: 0, shown: 0, accepted: 0, partial: 0 };
   current: Shown | undefined;
   private lastEdit = new Map<string, number>();
@@ -84,7 +85,10 @@ export class SuggestionLog {
 // The status bar text and tooltip for a state; `enabled` false: suggestions turned off.
 export function statusText(log: SuggestionLog, enabled = true): { text: string; tooltip: string } {
   const s = stateText(log, enabled);
-  return log.binary ? { text: s.text, tooltip: `${s.tooltip}\nbinary: ${log.binary}` } : s;
+  let tooltip = s.tooltip;
+  if (log.binary) tooltip += `\nbinary: ${log.binary}`;
+  if (log.model) tooltip += `\nmodel: ${log.model}`;
+  return { text: s.text, tooltip };
 }
 
 function stateText(log: SuggestionLog, enabled: boolean): { text: string; tooltip: string } {

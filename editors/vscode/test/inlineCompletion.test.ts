@@ -85,6 +85,9 @@ describe('statusText', () => {
     log.state = 'ready';
     log.binary = '/usr/bin/wafer (found on PATH)';
     expect(statusText(log).tooltip).toContain('\nbinary: /usr/bin/wafer (found on PATH)');
+    expect(statusText(log).tooltip).not.toContain('model:');
+    log.model = 'wafer-tiny-code (/x/m.gguf, the bundled model)';
+    expect(statusText(log).tooltip).toContain('\nbinary: /usr/bin/wafer (found on PATH)\nmodel: wafer-tiny-code (/x/m.gguf, the bundled model)');
     log.state = 'error';
     log.binary = undefined;
     log.problem = 'no wafer binary found: looked for ...';

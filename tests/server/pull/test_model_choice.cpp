@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "server/platform/platform.h"
 #include "server/pull/model_catalog.h"
 #include "server/pull/model_choice.h"
 #include "tests/support/testing.h"
@@ -131,9 +132,11 @@ TEST_CASE("model choice: the setting, then the best pulled model, then the bundl
 TEST_CASE("model choice: this process's search looks next to the binary, then in the source tree", "[pull][choice]") {
   const ModelSearch s = default_model_search("/tmp/cache");
   CHECK(s.cache_dir == "/tmp/cache");
-  REQUIRE(s.bundled.size() == 2);
+  REQUIRE(s.bundled.size() == 3);
   CHECK(s.bundled[0].string().ends_with("share/wafer/models/" + std::string(kBundledModelFile)));
+  // An editor package's layout: bin/<platform>-<arch>/wafer beside bin/<platform>-<arch>/models/.
+  CHECK(s.bundled[1] == os::executable_path().parent_path() / "models" / kBundledModelFile);
   // A test binary runs in the build tree: the source tree's bundled model is found.
-  CHECK(fs::is_regular_file(s.bundled[1]));
-  CHECK(s.bundled[1].filename() == kBundledModelFile);
+  CHECK(fs::is_regular_file(s.bundled[2]));
+  CHECK(s.bundled[2].filename() == kBundledModelFile);
 }
