@@ -7,6 +7,7 @@
 // the engine. The work is a background job: any keystroke in the document or any other
 // request ends it at the engine's next cancellation check.
 #include "server/service/completion_state.h"
+#include "server/prompt/confidence_gate.h"
 #include "server/prompt/filters.h"
 #include "server/service/completion_service.h"
 #include "server/prompt/stop_rules.h"
@@ -48,6 +49,12 @@ void CompletionService::start_ahead(const std::shared_ptr<CompletionState>& st) 
     stats_.record("ahead_ms", r.engine_ms);
     const std::string_view text(st->snapshot->text);
     Postprocessed pp = postprocess(r.text, *facts, mode);
+    count_filters(pp, "ahead_");
+    // Shown without a request when the user types on: gated as an automatic request is.
+    if (below_confidence(shown_confidence(r.timings.confidence, pp.text), options_.scheduling.min_confidence)) {
+      stats_.count("ahead_held_back_low_confidence");
+      return;
+    }
     if (typing_.extend(st->uri, text.substr(0, st->offset), text.substr(st->offset), st->shown, std::move(pp.text)))
       stats_.count("ahead_prepared");
   };
