@@ -217,7 +217,8 @@ int main(int argc, char** argv) {
       }
   }
   const ModelInfo& info = engines[0]->info();
-  std::printf("model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
+  FILE* const text_out = json ? stderr : stdout;  // --json: stdout holds the JSON alone
+  std::fprintf(text_out, "model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
               info.name.c_str(), info.architecture.c_str(), info.fim_format.c_str(), info.context_length,
               info.copy_strength, files.size(), points, seed);
 
@@ -345,7 +346,7 @@ int main(int argc, char** argv) {
       std::string got = trim(first_line(pp.text)), got_raw = trim(first_line(raw));
       const double conf = first_line_confidence(shown_confidence(confidence, pp.text));
       if (n < show)
-        std::printf("%s:%zu mode %s, %s, %zu extra chunks, confidence %.3f\n  hidden %s\n  raw    %s\n  shown  %s\n",
+        std::fprintf(text_out, "%s:%zu mode %s, %s, %zu extra chunks, confidence %.3f\n  hidden %s\n  raw    %s\n  shown  %s\n",
                     path.filename().c_str(), line + 1, prepared.mode == Mode::kSingleLine ? "single" : "multi",
                     run.label.c_str(), prepared.request.extra.size(), conf, truth.c_str(), nlohmann::json(raw).dump().c_str(),
                     nlohmann::json(pp.text).dump().c_str());
