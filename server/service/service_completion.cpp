@@ -249,8 +249,8 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
                                                                 const Timings::Confidence& confidence) {
       if (st->answered) return;
       std::string shown = postprocess(so_far, *facts, mode).text;
-      if (min_confidence > 0 && (!first_line_complete(so_far) ||
-                                 below_confidence(shown_confidence(confidence, shown), min_confidence)))
+      if (min_confidence > 0 && confidence.tokens > 0 &&
+          (!first_line_complete(so_far) || below_confidence(shown_confidence(confidence, shown), min_confidence)))
         return;
       st->receiver->partial(std::move(shown), st->cursor);
     };
@@ -328,19 +328,22 @@ void CompletionService::on_greedy_done(const std::shared_ptr<CompletionState>& s
       count_filters(pp);
       if (pp.text.empty() && !r.text.empty()) stats_.count("filtered_to_nothing");
       if (r.timings.confidence.tokens > 0) stats_.count("confidence_reported");
+      st->cost = CompletionCost{r.timings.tokens_reused, r.timings.tokens_prefilled, r.timings.tokens_generated,
+                                r.engine_ms, r.debounce_ms, std::nullopt};
       const Timings::Confidence confidence = shown_confidence(r.timings.confidence, pp.text);
       if (!pp.text.empty() && below_confidence(confidence, options_.scheduling.min_confidence)) {
         if (st->gated) {  // nothing shown, nothing remembered for typing-through, nothing decoded ahead
           stats_.count("held_back_low_confidence");
-          answer(st, {});
+          CompletionAnswer a;
+          a.served_by = st->served_by;
+          a.cost = st->cost;
+          answer(st, std::move(a));
           break;
         }
         stats_.count("shown_below_confidence");  // an invoked request shows its best anyway
       }
       const std::string_view text(st->snapshot->text);
       typing_.remember(st->uri, text.substr(0, st->offset), text.substr(st->offset), pp.text);
-      st->cost = CompletionCost{r.timings.tokens_reused, r.timings.tokens_prefilled, r.timings.tokens_generated,
-                                r.engine_ms, r.debounce_ms, std::nullopt};
       stats_.count("served_by_" + served_by);
       stats_.record("total_ms", total());
       stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);
