@@ -9,6 +9,7 @@
 #include "server/service/completion_state.h"
 #include "server/prompt/confidence_gate.h"
 #include "server/prompt/filters.h"
+#include "server/service/completion_request.h"
 #include "server/service/completion_service.h"
 #include "server/prompt/stop_rules.h"
 
@@ -41,7 +42,7 @@ void CompletionService::start_ahead(const std::shared_ptr<CompletionState>& st) 
   job.request.repo_name = st->request.repo_name;
   job.request.line_comment = st->request.line_comment;
   job.request.max_tokens = options_.scheduling.ahead_tokens;
-  job.request.should_stop = [facts, mode](std::string_view t) { return find_stop(t, *facts, mode).stopped; };
+  job.request.should_stop = completion_stop_rule(facts, mode);
   job.still_current = [this, uri = st->uri, version = st->version] { return workspace_.version(uri) == version; };
   job.on_done = [this, st, facts, mode](Scheduler::JobResult r) {
     stats_.count(std::string("ahead_outcome_") + to_string(r.outcome));
