@@ -165,7 +165,7 @@ const std::vector<Setting> kTable = {
      .help = "after answering, decode up to N tokens of what comes once the suggestion is accepted, while the "
              "engine is idle, so the request after an accept is answered at once (0: off; see Ahead of the cursor "
              "below)"},
-    {.flag = "--min-confidence", .key = "minConfidence", .commands = "lsp", .kind = Double,
+    {.flag = "--min-confidence", .key = "minConfidence", .commands = "lsp bench", .kind = Double,
      .field = &Options::min_confidence, .lo = 0, .hi = 1, .metavar = "P", .def = "0.5",
      .help = "an automatic request shows no suggestion when the model's confidence in its first line (the "
              "geometric mean of the chosen tokens' probabilities) is below P; an invoked request (`triggerKind` "
