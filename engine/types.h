@@ -4,6 +4,7 @@
 // engine and the server's prompt and daemon layers include this header, not the facade.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -158,6 +159,21 @@ struct Timings {
   } prefilled_parts;
   double total_ms = 0;
   bool cancelled = false;
+  // The model's own confidence in the text's first line: the log-probabilities (natural
+  // log, before any copy predictor's mixing) of the tokens it chose up to and including
+  // the one that ends the first line holding text. tokens == 0: not known (nothing
+  // generated, or a backend that does not report them).
+  // The first kKept tokens are kept one by one, so that a caller that shows less than the
+  // whole first line can judge the part it shows (confidence_gate.h in the server).
+  struct Confidence {
+    static constexpr int kKept = 48;
+    int tokens = 0;
+    float mean_logprob = 0;
+    float min_logprob = 0;
+    float first_prob = 0;  // the probability of the first token
+    std::array<float, kKept> logprob{};  // of token i < min(tokens, kKept)
+    std::array<uint32_t, kKept> end{};   // byte offset in the text where token i ends
+  } confidence;
 };
 
 enum class StopReason { kEndOfText, kMaxTokens, kStopString, kStopCallback, kBudget, kCancelled, kError };
@@ -167,7 +183,8 @@ struct CompletionEvent {
   enum class Kind { kText, kDone, kError } kind = Kind::kText;
   std::string text;      // kText: the new text; kDone: the whole completion
   StopReason stop = StopReason::kEndOfText;
-  Timings timings;       // kDone and kError
+  // kDone and kError; kText: only timings.confidence, as far as the text so far goes
+  Timings timings;
   std::string error;     // kError: what went wrong
   // kError: why. kNoModel: nothing was loaded to answer (not a failure of a model).
   enum class Failure { kEngine, kNoModel } failure = Failure::kEngine;

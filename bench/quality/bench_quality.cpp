@@ -11,8 +11,14 @@
 //   bench_quality [--model models/wafer-tiny-code-q8_0.gguf] [--points 200] [--seed 1]
 //                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C]
 //                 [--token-healing on|off|both] [--suffix-tokens N[,N...]]
-//                 [--context ROWS] [--open-files N] [--index-max-files N] [DIR_OR_FILE ...]
+//                 [--context ROWS] [--open-files N] [--index-max-files N]
+//                 [--thresholds P[,P...]] [--json] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
+// --thresholds 0,0.1,0.2 (the default: 0 to 0.6 in steps of 0.1) prints, per run, what the
+// confidence gate (minConfidence) would show at each threshold: coverage (suggestions
+// shown, of all points), precision (exact first lines, of those shown) and their mean edit
+// similarity. --json prints every run's totals and that table as one JSON object instead
+// of the tables.
 // --copy-strength C sets the copy predictor (engine/decode/copy_predictor.h; default: the model file's own,
 // 0: off), to compare the model with and without it.
 // --token-healing both asks with healing off, then on, at every point, a table for each.
@@ -54,6 +60,7 @@
 #include "server/service/completion_request.h"
 #include "server/service/service_options.h"
 #include "server/index/workspace_index.h"
+#include "server/prompt/confidence_gate.h"
 #include "server/prompt/filters.h"
 #include "server/prompt/prompt_paths.h"
 #include "server/prompt/recent_chunks.h"
@@ -110,6 +117,8 @@ int main(int argc, char** argv) {
   std::string healing = "on";
   std::vector<int> suffixes = {-1};  // -1: the daemon's window
   std::string context = "window";
+  std::vector<double> thresholds = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+  bool json = false;
   IndexLimits index_limits;
   index_limits.max_files = 2000;
   unsigned seed = 1;
@@ -126,6 +135,12 @@ int main(int argc, char** argv) {
     else if (a == "--copy-strength") copy_strength = std::strtof(next().c_str(), nullptr);
     else if (a == "--token-healing") healing = next();
     else if (a == "--context") context = next();
+    else if (a == "--json") json = true;
+    else if (a == "--thresholds") {
+      thresholds.clear();
+      std::stringstream list(next());
+      for (std::string item; std::getline(list, item, ',');) thresholds.push_back(std::atof(item.c_str()));
+    }
     else if (a == "--open-files") open_files = std::max(0, std::atoi(next().c_str()));
     else if (a == "--index-max-files") index_limits.max_files = static_cast<size_t>(std::atol(next().c_str()));
     else if (a == "--suffix-tokens") {
@@ -192,7 +207,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_quality: no held-out .py, .h, .c, .js or .go files found\n");
     return 1;
   }
-  std::printf("files: %zu from%s: %d of no training source, %d held out by the training split; %d training files left out\n",
+  std::fprintf(json ? stderr : stdout, "files: %zu from%s: %d of no training source, %d held out by the training split; %d training files left out\n",
               files.size(), used_roots.c_str(), not_a_source, held_out, trained_left_out);
   if (healing != "on" && healing != "off" && healing != "both") {
     std::fprintf(stderr, "bench_quality: --token-healing: expected on, off or both\n");
@@ -208,6 +223,7 @@ int main(int argc, char** argv) {
     Row row = Row::kWindow;
     std::map<std::string, Tally> by_lang;
     std::map<std::string, int> fired;
+    std::vector<GatedPoint> gated;
   };
   std::vector<Run> runs;
   for (bool on : {false, true}) {
@@ -232,7 +248,8 @@ int main(int argc, char** argv) {
       }
   }
   const ModelInfo& info = engines[0]->info();
-  std::printf("model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
+  FILE* const text_out = json ? stderr : stdout;  // --json: stdout holds the JSON alone
+  std::fprintf(text_out, "model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
               info.name.c_str(), info.architecture.c_str(), info.fim_format.c_str(), info.context_length,
               info.copy_strength, files.size(), points, seed);
 
@@ -360,9 +377,12 @@ int main(int argc, char** argv) {
       site.extra = &extra;
       PreparedCompletion prepared = prepare_completion(site);
       std::string raw;
+      Timings::Confidence confidence;
       auto t0 = std::chrono::steady_clock::now();
       run.engine->complete(prepared.request, [&](const CompletionEvent& e) {
-        if (e.kind == CompletionEvent::Kind::kDone) raw = e.text;
+        if (e.kind != CompletionEvent::Kind::kDone) return;
+        raw = e.text;
+        confidence = e.timings.confidence;
       });
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       Postprocessed pp = postprocess(raw, *prepared.facts, prepared.mode);
@@ -370,12 +390,15 @@ int main(int argc, char** argv) {
       Tally& t = run.by_lang[lang ? std::string(lang->name) : "other"];
       Tally& all = run.by_lang["(all)"];
       std::string got = trim(first_line(pp.text)), got_raw = trim(first_line(raw));
+      const double conf = first_line_confidence(shown_confidence(confidence, pp.text));
       if (n < show)
-        std::printf("%s:%zu mode %s, %s, %zu extra chunks\n  hidden %s\n  raw    %s\n  shown  %s\n",
+        std::fprintf(text_out, "%s:%zu mode %s, %s, %zu extra chunks, confidence %.3f\n  hidden %s\n  raw    %s\n  shown  %s\n",
                     path.filename().c_str(), line + 1, prepared.mode == Mode::kSingleLine ? "single" : "multi",
-                    run.label.c_str(), prepared.request.extra.size(), truth.c_str(), nlohmann::json(raw).dump().c_str(),
+                    run.label.c_str(), prepared.request.extra.size(), conf, truth.c_str(), nlohmann::json(raw).dump().c_str(),
                     nlohmann::json(pp.text).dump().c_str());
       const std::string_view truth_token = first_lexical_token(truth);
+      run.gated.push_back({conf, !got.empty(), got == truth,
+                           edit_similarity(got, truth)});
       for (Tally* x : {&t, &all}) {
         ++x->points;
         x->ms += ms;
@@ -391,6 +414,23 @@ int main(int argc, char** argv) {
     // The user edited here, then moves on to the next point.
     visited[uri] = snap0;
     recent.edited(*snap0, line);
+  }
+  if (json) {
+    nlohmann::json out = {{"model", model}, {"runs", nlohmann::json::array()}};
+    const Tally& b = baseline["(all)"];
+    out["baseline"] = {{"points", b.points}, {"exact", b.exact}, {"empty", b.empty},
+                       {"edit_similarity", b.points ? b.similarity / b.points : 0.0}};
+    for (const Run& run : runs) {
+      const Tally& t = run.by_lang.at("(all)");
+      nlohmann::json gate = nlohmann::json::array();
+      for (const GateRow& r : gate_table(run.gated, thresholds))
+        gate.push_back({{"threshold", r.threshold}, {"shown", r.shown}, {"coverage", r.coverage},
+                        {"precision", r.precision}, {"edit_similarity", r.similarity}});
+      out["runs"].push_back({{"label", run.label}, {"points", t.points}, {"exact", t.exact}, {"empty", t.empty},
+                             {"edit_similarity", t.points ? t.similarity / t.points : 0.0}, {"gate", gate}});
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
   }
   std::printf("baseline: repeat the most similar earlier line\n%-8s %6s %7s %8s %7s %7s %7s\n", "lang", "points", "exact%",
               "prefix%", "token%", "edit%", "empty%");
@@ -410,6 +450,11 @@ int main(int argc, char** argv) {
     }
     std::printf("rules and filters fired (of %d points):\n", points);
     for (const auto& [name, count] : run.fired) std::printf("  %-28s %d\n", name.c_str(), count);
+    std::printf("confidence gate (minConfidence): of %zu points\n%9s %6s %9s %10s %6s\n", run.gated.size(), "threshold",
+                "shown", "coverage%", "precision%", "edit%");
+    for (const GateRow& r : gate_table(run.gated, thresholds))
+      std::printf("%9.2f %6d %9.1f %10.1f %6.1f\n", r.threshold, r.shown, 100 * r.coverage, 100 * r.precision,
+                  100 * r.similarity);
   }
   return 0;
 }

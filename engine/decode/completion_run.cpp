@@ -1,6 +1,7 @@
 #include "engine/decode/completion_run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 #include <string>
 
@@ -158,6 +159,37 @@ class Run {
     if (copy_.enabled()) copy_.push(t);
   }
 
+  // Adds the chosen token's log-probability, in the distribution it was chosen from (the
+  // copy predictor's mixture where it mixed), to the first line's confidence, until a token
+  // completes a line that holds text. A token wholly inside the healed bytes reproduces the
+  // prompt and does not count.
+  void note_confidence(std::span<const float> logits, TokenId t) {
+    if (first_line_done_) return;
+    std::string_view bytes = ctx_.tokenizer->token_bytes(t);
+    if (!heal_rest_.empty()) {
+      if (bytes.size() <= heal_rest_.size()) return;
+      bytes.remove_prefix(heal_rest_.size());
+    }
+    const float lp = token_log_prob(logits, t);
+    Timings::Confidence& c = ctx_.timings.confidence;
+    if (c.tokens == 0) {
+      c.first_prob = std::exp(lp);
+      c.min_logprob = lp;
+    }
+    c.min_logprob = std::min(c.min_logprob, lp);
+    logprob_sum_ += lp;
+    text_bytes_ += bytes.size();
+    if (c.tokens < Timings::Confidence::kKept) {
+      c.logprob[static_cast<size_t>(c.tokens)] = lp;
+      c.end[static_cast<size_t>(c.tokens)] = static_cast<uint32_t>(text_bytes_);
+    }
+    c.mean_logprob = static_cast<float>(logprob_sum_ / ++c.tokens);
+    for (char ch : bytes) {
+      if (ch == '\n' && line_has_text_) first_line_done_ = true;
+      else if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n') line_has_text_ = true;
+    }
+  }
+
   bool end_of_generation(TokenId t) const {
     const auto& eog = ctx_.fim->end_of_generation;
     return ctx_.tokenizer->is_eog(t) || ctx_.tokenizer->is_control(t) || std::binary_search(eog.begin(), eog.end(), t);
@@ -203,6 +235,7 @@ class Run {
     CompletionEvent e;
     e.kind = CompletionEvent::Kind::kText;
     e.text = std::move(delta);
+    e.timings.confidence = ctx_.timings.confidence;  // so far: the caller may judge a streamed line
     on_event_(e);
   }
 
@@ -218,13 +251,15 @@ class Run {
     std::vector<int32_t> history = prompt;  // what drafts are looked up in
     size_t row = 0;                         // which logits row predicts the next token
     for (;;) {
-      const TokenId token = choose(sampler, next_logits(row));
+      const std::span<const float> logits = next_logits(row);
+      const TokenId token = choose(sampler, logits);
       if (token < 0 || end_of_generation(token)) {
         stop_ = StopReason::kEndOfText;
         break;
       }
       chosen(sampler, token);
       history.push_back(token);
+      note_confidence(logits, token);
       if (!emit(token)) break;
       if (cancelled()) {
         stop_ = StopReason::kCancelled;
@@ -261,7 +296,8 @@ class Run {
       int accepted = 0;
       bool finished = false;
       for (int i = 0; i < proposed && !finished; ++i) {
-        const TokenId predicted = sampler.sample(next_logits(static_cast<size_t>(i)));
+        const std::span<const float> logits = next_logits(static_cast<size_t>(i));
+        const TokenId predicted = sampler.sample(logits);
         if (predicted != batch[static_cast<size_t>(i) + 1]) break;
         ++accepted;
         if (end_of_generation(predicted)) {
@@ -271,6 +307,7 @@ class Run {
         }
         chosen(sampler, predicted);
         history.push_back(predicted);
+        note_confidence(logits, predicted);
         finished = !emit(predicted);
       }
       ctx_.timings.drafts_proposed += proposed;
@@ -324,6 +361,10 @@ class Run {
   std::string_view heal_rest_;   // healed bytes not yet regenerated (into ctx_.healed)
   std::vector<TokenId> allowed_; // reused: the tokens allowed at a healing step
   StopReason stop_ = StopReason::kMaxTokens;
+  bool first_line_done_ = false;  // note_confidence: the first line with text is complete
+  bool line_has_text_ = false;    // ... the text so far holds more than whitespace
+  double logprob_sum_ = 0;
+  size_t text_bytes_ = 0;         // ... bytes of text the noted tokens make
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_set>
 
 namespace wafer {
@@ -33,6 +34,15 @@ int32_t greedy_token(std::span<const float> logits) {
   for (; k < n; ++k)
     if (x[k] == best) return static_cast<int32_t>(k);
   return 0;  // not reached: best is one of the values
+}
+
+float token_log_prob(std::span<const float> logits, int32_t token) {
+  if (token < 0 || static_cast<size_t>(token) >= logits.size()) return -std::numeric_limits<float>::infinity();
+  float max = logits[0];
+  for (float x : logits) max = x > max ? x : max;
+  double sum = 0;
+  for (float x : logits) sum += std::exp(static_cast<double>(x - max));
+  return static_cast<float>(logits[static_cast<size_t>(token)] - max - std::log(sum));
 }
 
 Sampler::Sampler(const SamplerParams& params) : params_(params), rng_(params.seed) {}

@@ -32,6 +32,10 @@ struct SamplerParams {
 // -1 for an empty span.
 int32_t greedy_token(std::span<const float> logits);
 
+// log softmax(logits)[token]: the natural log of the token's probability at temperature 1.
+// Two passes over the row, no allocation. -inf for a token outside the row.
+float token_log_prob(std::span<const float> logits, int32_t token);
+
 class Sampler {
  public:
   explicit Sampler(const SamplerParams& params = {});

@@ -38,4 +38,27 @@ double edit_similarity(std::string_view a, std::string_view b) {
   return 1.0 - static_cast<double>(row[b.size()]) / static_cast<double>(longer);
 }
 
+std::vector<GateRow> gate_table(const std::vector<GatedPoint>& points, const std::vector<double>& thresholds) {
+  std::vector<GateRow> rows;
+  for (double t : thresholds) {
+    GateRow r;
+    r.threshold = t;
+    int exact = 0;
+    double similarity = 0;
+    for (const GatedPoint& p : points) {
+      if (!p.shown || (p.confidence >= 0 && p.confidence < t)) continue;
+      ++r.shown;
+      exact += p.exact;
+      similarity += p.similarity;
+    }
+    if (!points.empty()) r.coverage = static_cast<double>(r.shown) / static_cast<double>(points.size());
+    if (r.shown > 0) {
+      r.precision = static_cast<double>(exact) / r.shown;
+      r.similarity = similarity / r.shown;
+    }
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 }  // namespace wafer

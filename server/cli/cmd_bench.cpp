@@ -78,6 +78,7 @@ LspTargetOptions wafer_lsp(const Options& o) {
   if (!o.early_prefill) add("--early-prefill", "off");
   if (o.latency_budget_ms != Options{}.latency_budget_ms) add("--latency-budget-ms", std::to_string(o.latency_budget_ms));
   if (o.typing_budget != Options{}.typing_budget) add("--typing-budget", o.typing_budget ? "on" : "off");
+  if (o.min_confidence != Options{}.min_confidence) add("--min-confidence", std::to_string(o.min_confidence));
   add("--context", std::to_string(o.context));
   add("--kv-type", o.kv_type);
   add("--max-tokens", std::to_string(o.max_tokens));

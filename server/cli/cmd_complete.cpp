@@ -7,6 +7,7 @@
 // to stderr (everything to stdout as one object with --json). LINE and COL count from 1;
 // COL counts characters (Unicode code points), and may be one past the end of its line.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "server/service/service_options.h"
 #include "server/document/utf8.h"
 #include "server/prompt/extra_context.h"
+#include "server/prompt/confidence_gate.h"
 #include "server/prompt/filters.h"
 #include "server/prompt/prompt_paths.h"
 #include "server/document/workspace.h"
@@ -187,6 +189,7 @@ int run_complete(const Options& o) {
   if (done->kind == CompletionEvent::Kind::kError) return fail(done->error);
   const Postprocessed pp = postprocess(done->text, *prepared.facts, prepared.mode);
   const Timings& t = done->timings;
+  const Timings::Confidence confidence = shown_confidence(t.confidence, pp.text);
   const double first_ms = first_text_ms >= 0 ? first_text_ms : t.first_token_ms;
 
   if (o.json) {
@@ -203,6 +206,7 @@ int run_complete(const Options& o) {
         {"total_ms", total_ms},
         {"tokens_prefilled", t.tokens_prefilled},
         {"tokens_generated", t.tokens_generated},
+        {"confidence", first_line_confidence(confidence)},
     };
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
@@ -213,6 +217,10 @@ int run_complete(const Options& o) {
                describe_choice(*choice, model.name).c_str());
   std::fprintf(stderr, "time: first token %.1f ms, end %.1f ms (%d prompt tokens, %d generated; model load %.0f ms)\n",
                first_ms, total_ms, t.tokens_prefilled + t.tokens_reused, t.tokens_generated, load_ms);
+  if (confidence.tokens > 0)
+    std::fprintf(stderr, "confidence: %.3f (first line shown, %d tokens; least likely token %.3f, first token %.3f)\n",
+                 first_line_confidence(confidence), confidence.tokens, std::exp(confidence.min_logprob),
+                 confidence.first_prob);
   return kExitOk;
 }
 

@@ -165,6 +165,11 @@ const std::vector<Setting> kTable = {
      .help = "after answering, decode up to N tokens of what comes once the suggestion is accepted, while the "
              "engine is idle, so the request after an accept is answered at once (0: off; see Ahead of the cursor "
              "below)"},
+    {.flag = "--min-confidence", .key = "minConfidence", .commands = "lsp bench", .kind = Double,
+     .field = &Options::min_confidence, .lo = 0, .hi = 1, .metavar = "P", .def = "0.5",
+     .help = "an automatic request shows no suggestion when the model's confidence in its first line (the "
+             "geometric mean of the chosen tokens' probabilities) is below P; an invoked request (`triggerKind` "
+             "1) shows its best anyway (0: off; remote backends report no confidence and are not gated)"},
     {.key = "windowBytes", .kind = Int, .field = &Options::window_bytes, .lo = 256, .hi = 1 << 24,
      .def = "16384", .help = "byte cap on each of prefix and suffix"},
     {.flag = "--amx", .key = "amx", .commands = "lsp generate bench", .kind = OnOff, .field = &Options::amx,

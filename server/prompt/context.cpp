@@ -211,6 +211,8 @@ FimContext build_context(const Snapshot& s, const TSTree* tree, const grammars::
   f.indent = std::string(cursor_line.substr(0, std::min(cursor_line.find_first_not_of(" \t"), cursor_line.size())));
   size_t after = std::min(line_end(line), end);
   f.after_lines = s.text.substr(after, end - after);
+  const size_t line_begin = s.line_starts[line];
+  if (begin < line_begin) f.before_lines = s.text.substr(begin, line_begin - begin);
   f.after_opener = is_block_opener(f.line_head);
   if (rules) {
     f.indent_blocks = rules->indent_blocks;

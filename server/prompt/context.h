@@ -59,6 +59,7 @@ struct CursorFacts {
   std::string line_rest;     // the cursor line after the cursor (no line break)
   std::string indent;        // leading whitespace of the cursor line
   std::string after_lines;   // the lines after the cursor's line, inside the suffix window
+  std::string before_lines;  // the lines before the cursor's line, inside the prefix window
   bool in_comment = false;   // the cursor is inside a comment token
   bool in_string = false;    // the cursor is inside a string token
   bool after_opener = false; // the line head ends with a block opener ('{', ':', 'then', ...)

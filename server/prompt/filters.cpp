@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "server/prompt/ngram_loop.h"
+#include "server/prompt/repeated_lines.h"
+#include "server/prompt/unclosed_brackets.h"
+
 namespace wafer {
 namespace {
 
@@ -160,9 +164,12 @@ Postprocessed postprocess(std::string_view raw, const CursorFacts& f, Mode mode)
       p.text = std::move(next);
     }
   };
+  apply("ngram_loop", cut_ngram_loop(p.text));
+  apply("repeated_lines", cut_repeated_lines(p.text, f));
   if (mode == Mode::kSingleLine) apply("duplicated_line_rest", strip_duplicated_line_rest(p.text, f));
   apply("closers_in_suffix", drop_closers_in_suffix(p.text, f));
   apply("repeats_following_lines", cut_repeated_following_lines(p.text, f));
+  apply("unclosed_brackets", cut_unclosed_brackets(p.text, f));
   apply("indentation", normalize_indentation(p.text, f));
   apply("trailing_whitespace", trim_trailing_whitespace(p.text));
   if (!p.text.empty() && is_whitespace_only(p.text)) apply("whitespace_only", std::string());

@@ -1,6 +1,8 @@
 // Post-processing of a suggestion before it is shown: each known failure mode of inline
-// completion (duplicated suffix or closing brackets, repeating the next lines, trailing
-// whitespace, whitespace-only results, foreign indentation) is one small named function;
+// completion (loops within a line or over lines, duplicated suffix or closing brackets,
+// repeating the next lines, brackets left open, trailing whitespace, whitespace-only
+// results, foreign indentation) is one small named function (the degenerate-text ones in
+// files of their own: ngram_loop.h, repeated_lines.h, unclosed_brackets.h);
 // postprocess() runs the stop rules and then all of them in order, and reports which ones
 // changed something (for wafer/stats).
 #pragma once

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "server/prompt/ngram_loop.h"
 #include "server/prompt/prompt_paths.h"
 
 namespace wafer {
@@ -46,7 +47,9 @@ FimContext completion_context(const CompletionSite& site, FimWindow& window) {
 }
 
 std::function<bool(std::string_view)> completion_stop_rule(std::shared_ptr<const CursorFacts> facts, Mode mode) {
-  return [facts = std::move(facts), mode](std::string_view text) { return find_stop(text, *facts, mode).stopped; };
+  return [facts = std::move(facts), mode](std::string_view text) {
+    return find_stop(text, *facts, mode).stopped || find_ngram_loop(text).found;
+  };
 }
 
 PreparedCompletion prepare_completion(const CompletionSite& site) {

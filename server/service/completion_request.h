@@ -84,7 +84,8 @@ struct CompletionSite {
 FimContext completion_context(const CompletionSite& site, FimWindow& window);
 
 // The stop rule the engine calls with the text so far (runs on the engine thread; reads
-// only the immutable facts).
+// only the immutable facts): the stop rules, and a loop (ngram_loop.h), whose copies after
+// the first post-processing drops anyway.
 std::function<bool(std::string_view)> completion_stop_rule(std::shared_ptr<const CursorFacts> facts, Mode mode);
 
 struct PreparedCompletion {

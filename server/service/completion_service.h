@@ -41,6 +41,7 @@
 namespace wafer {
 
 struct CompletionState;
+struct Postprocessed;
 
 // How this system compares file names (case, separators): the keys of the open documents
 // and of the workspace index's files.
@@ -200,6 +201,8 @@ class CompletionService {
   void on_greedy_done(const std::shared_ptr<CompletionState>& st, Scheduler::JobResult r);
   void answer(const std::shared_ptr<CompletionState>& st, CompletionAnswer a);
   CompletionAnswer suggestions_answer(const CompletionState& st) const;
+  // PREFIX + "filter_" + NAME per filter that changed a suggestion ("", "ahead_", "alternative_").
+  void count_filters(const Postprocessed& pp, const std::string& prefix = "");
   const std::vector<Definition>& definitions(const std::string& uri, const Workspace::View& view);
   // service_alternatives.cpp
   void run_alternative(const std::shared_ptr<CompletionState>& st, int index);

@@ -291,7 +291,7 @@ void Scheduler::on_engine_event(JobId id, const CompletionEvent& e) {
     if (s.cancel_requested) return;  // nobody wants stale text
     s.text += e.text;
     if (s.first_text_ms < 0) s.first_text_ms = ms(Clock::now() - s.submitted);
-    if (s.job.on_text) s.job.on_text(e.text, s.text);
+    if (s.job.on_text) s.job.on_text(e.text, s.text, e.timings.confidence);
     return;
   }
   JobResult r;

@@ -79,7 +79,9 @@ class Scheduler {
     bool background = false;
     CompletionRequest request;  // its cancel flag is set by the scheduler
     std::function<bool()> still_current;  // optional, checked when the debounce ends
-    std::function<void(const std::string& delta, const std::string& text_so_far)> on_text;
+    // confidence: the engine's confidence in the text so far (Timings::confidence).
+    std::function<void(const std::string& delta, const std::string& text_so_far, const Timings::Confidence& confidence)>
+        on_text;
     std::function<void(JobResult result)> on_done;
   };
 

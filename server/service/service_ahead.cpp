@@ -7,7 +7,9 @@
 // the engine. The work is a background job: any keystroke in the document or any other
 // request ends it at the engine's next cancellation check.
 #include "server/service/completion_state.h"
+#include "server/prompt/confidence_gate.h"
 #include "server/prompt/filters.h"
+#include "server/service/completion_request.h"
 #include "server/service/completion_service.h"
 #include "server/prompt/stop_rules.h"
 
@@ -40,7 +42,7 @@ void CompletionService::start_ahead(const std::shared_ptr<CompletionState>& st) 
   job.request.repo_name = st->request.repo_name;
   job.request.line_comment = st->request.line_comment;
   job.request.max_tokens = options_.scheduling.ahead_tokens;
-  job.request.should_stop = [facts, mode](std::string_view t) { return find_stop(t, *facts, mode).stopped; };
+  job.request.should_stop = completion_stop_rule(facts, mode);
   job.still_current = [this, uri = st->uri, version = st->version] { return workspace_.version(uri) == version; };
   job.on_done = [this, st, facts, mode](Scheduler::JobResult r) {
     stats_.count(std::string("ahead_outcome_") + to_string(r.outcome));
@@ -48,6 +50,12 @@ void CompletionService::start_ahead(const std::shared_ptr<CompletionState>& st) 
     stats_.record("ahead_ms", r.engine_ms);
     const std::string_view text(st->snapshot->text);
     Postprocessed pp = postprocess(r.text, *facts, mode);
+    count_filters(pp, "ahead_");
+    // Shown without a request when the user types on: gated as an automatic request is.
+    if (below_confidence(shown_confidence(r.timings.confidence, pp.text), options_.scheduling.min_confidence)) {
+      stats_.count("ahead_held_back_low_confidence");
+      return;
+    }
     if (typing_.extend(st->uri, text.substr(0, st->offset), text.substr(st->offset), st->shown, std::move(pp.text)))
       stats_.count("ahead_prepared");
   };

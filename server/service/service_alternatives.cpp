@@ -28,6 +28,7 @@ void CompletionService::run_alternative(const std::shared_ptr<CompletionState>& 
         stats_.count("alternative_tokens_prefilled", static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
         st->alternatives_ms += r.engine_ms;
         Postprocessed pp = postprocess(r.text, *st->facts, st->mode);
+        count_filters(pp, "alternative_");
         if (!st->suggestions.add(std::move(pp.text))) stats_.count("alternatives_dropped");
         return run_alternative(st, index + 1);
       }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 
+#include "server/prompt/confidence_gate.h"
 #include "server/prompt/filters.h"
 #include "server/prompt/prompt_paths.h"
 #include "server/prompt/stop_rules.h"
@@ -212,6 +213,7 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   st->cursor = cursor;
   st->inline_kind = inline_kind;
   st->alternatives = alternatives;
+  st->gated = query.trigger != Trigger::kInvoked && options_.scheduling.min_confidence > 0;
   st->t0 = t0;
   st->snapshot = snapshot;
   st->offset = *offset;
@@ -240,9 +242,17 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   if (job.debounce_ms > 0 && options_.scheduling.early_prefill) early = job.request;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   // Streaming: each partial is the whole suggestion so far, post-processed as the answer is.
+  // Under the confidence gate, nothing is streamed before the first line is whole and passes.
   if (inline_kind && query.stream) {
-    job.on_text = [st, facts = st->facts, mode](const std::string&, const std::string& so_far) {
-      if (!st->answered) st->receiver->partial(postprocess(so_far, *facts, mode).text, st->cursor);
+    const double min_confidence = st->gated ? options_.scheduling.min_confidence : 0;
+    job.on_text = [st, facts = st->facts, mode, min_confidence](const std::string&, const std::string& so_far,
+                                                                const Timings::Confidence& confidence) {
+      if (st->answered) return;
+      std::string shown = postprocess(so_far, *facts, mode).text;
+      if (min_confidence > 0 && confidence.tokens > 0 &&
+          (!first_line_complete(so_far) || below_confidence(shown_confidence(confidence, shown), min_confidence)))
+        return;
+      st->receiver->partial(std::move(shown), st->cursor);
     };
   }
   st->receiver = std::move(receiver);
@@ -251,6 +261,10 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   requests_[id] = st;
   if (early) prefill_early(uri, *early, version);
   return id;
+}
+
+void CompletionService::count_filters(const Postprocessed& pp, const std::string& prefix) {
+  for (const std::string& name : pp.fired) stats_.count(prefix + "filter_" + name);
 }
 
 CompletionAnswer CompletionService::suggestions_answer(const CompletionState& st) const {
@@ -311,12 +325,25 @@ void CompletionService::on_greedy_done(const std::shared_ptr<CompletionState>& s
       // the request gave them); the client judges whether it is still useful, or cancels.
       if (workspace_.version(st->uri) != st->version) stats_.count("answered_after_edit");
       Postprocessed pp = postprocess(r.text, *st->facts, st->mode);
-      for (const std::string& name : pp.fired) stats_.count("filter_" + name);
+      count_filters(pp);
       if (pp.text.empty() && !r.text.empty()) stats_.count("filtered_to_nothing");
-      const std::string_view text(st->snapshot->text);
-      typing_.remember(st->uri, text.substr(0, st->offset), text.substr(st->offset), pp.text);
+      if (r.timings.confidence.tokens > 0) stats_.count("confidence_reported");
       st->cost = CompletionCost{r.timings.tokens_reused, r.timings.tokens_prefilled, r.timings.tokens_generated,
                                 r.engine_ms, r.debounce_ms, std::nullopt};
+      const Timings::Confidence confidence = shown_confidence(r.timings.confidence, pp.text);
+      if (!pp.text.empty() && below_confidence(confidence, options_.scheduling.min_confidence)) {
+        if (st->gated) {  // nothing shown, nothing remembered for typing-through, nothing decoded ahead
+          stats_.count("held_back_low_confidence");
+          CompletionAnswer a;
+          a.served_by = st->served_by;
+          a.cost = st->cost;
+          answer(st, std::move(a));
+          break;
+        }
+        stats_.count("shown_below_confidence");  // an invoked request shows its best anyway
+      }
+      const std::string_view text(st->snapshot->text);
+      typing_.remember(st->uri, text.substr(0, st->offset), text.substr(st->offset), pp.text);
       stats_.count("served_by_" + served_by);
       stats_.record("total_ms", total());
       stats_.record("overhead_ms", total() - r.debounce_ms - r.timings.total_ms);

@@ -49,6 +49,7 @@ ServiceOptions service_options(const Options& o) {
   s.scheduling.early_prefill = o.early_prefill;
   s.scheduling.warm = o.warm;
   s.scheduling.ahead_tokens = o.ahead_tokens;
+  s.scheduling.min_confidence = o.min_confidence;
   s.alternatives.count = o.alternatives;
   s.alternatives.temperature = o.alternatives_temperature;
   s.alternatives.top_p = o.alternatives_top_p;

@@ -1,6 +1,6 @@
 // Completion quality through the real `wafer lsp` binary with the scripted fake engine:
-// typing-through answers without the engine, the filters and stop rules shape what the
-// editor receives, and their counters show in wafer/stats.
+// typing-through answers without the engine, the filters, stop rules and the confidence
+// gate shape what the editor receives, and their counters show in wafer/stats.
 #include <catch2/catch.hpp>
 
 #include "tests/support/lsp_client.h"
@@ -44,12 +44,12 @@ struct Session {
                                                     {"end", {{"line", line}, {"character", to}}}}},
                                          {"text", ""}}}}});
   }
-  // The suggestion text at a position ("" when there is none).
-  std::string suggest(int line, int character) {
+  // The suggestion text at a position ("" when there is none); trigger 2: automatic, 1: invoked.
+  std::string suggest(int line, int character, int trigger = 2) {
     json r = client->request("textDocument/inlineCompletion",
                              {{"textDocument", {{"uri", kUri}}},
                               {"position", {{"line", line}, {"character", character}}},
-                              {"context", {{"triggerKind", 2}}}});
+                              {"context", {{"triggerKind", trigger}}}});
     INFO(r.dump());
     REQUIRE(r.contains("result"));
     if (r["result"]["items"].empty()) return "";
@@ -146,4 +146,33 @@ TEST_CASE("completion quality: the extra context stays the same while the window
   CHECK(s.suggest(35, 4) == first);
   // Elsewhere in the document the window starts elsewhere: chosen anew.
   CHECK(s.suggest(3, 4) != first);
+}
+
+TEST_CASE("completion quality: degenerate text is cut at the last good point", "[integration]") {
+  // A loop within the line, and a line written over and over (the bundled model's habits).
+  Session s({{"rules", {{{"prefix_ends_with", "self."}, {"text", "_addrinfo(addrinfo(addrinfo(addrinfo(addrinfo("}},
+                        {{"prefix_ends_with", "return "}, {"text", " a, b):\n    return a, b):\n    return a, b):"}}}},
+             {"text", ""}, {"confidence", 0.9}},
+            "def add(a, b):\n    return \n\nclass C:\n    def f(self):\n        x = self.\n");
+  CHECK(s.suggest(5, 17) == "_addrinfo");  // the first copy, then the bracket it leaves open
+  CHECK(s.suggest(1, 11) == " a, b):");    // the first copy of the repeated line
+  json counts = s.counts();
+  CHECK(counts["filter_ngram_loop"] == 1);
+  CHECK(counts["filter_unclosed_brackets"] == 1);
+  CHECK(counts["filter_repeated_lines"] == 1);
+  CHECK(s.client->shutdown_and_exit() == 0);
+}
+
+TEST_CASE("completion quality: the confidence gate holds back unsure suggestions unless invoked", "[integration]") {
+  Session s({{"rules", {{{"prefix_ends_with", "return "}, {"text", "a + b"}, {"confidence", 0.1}}}},
+             {"text", "total"}, {"confidence", 0.9}},
+            "def add(a, b):\n    return \nx = \n", {"--alternatives", "1"});
+  CHECK(s.suggest(1, 11) == "");                  // typing: below minConfidence (0.5 by default)
+  CHECK(s.suggest(1, 11, /*invoked=*/1) == "a + b");  // asked for: the best anyway
+  CHECK(s.suggest(2, 4) == "total");              // a sure one is shown
+  json counts = s.counts();
+  CHECK(counts["held_back_low_confidence"] == 1);
+  CHECK(counts["shown_below_confidence"] == 1);
+  CHECK(counts["confidence_reported"] == 3);
+  CHECK(s.client->shutdown_and_exit() == 0);
 }

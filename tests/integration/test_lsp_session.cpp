@@ -196,6 +196,37 @@ TEST_CASE("lsp session: streaming through $/progress with a partialResultToken",
   CHECK(c.shutdown_and_exit() == 0);
 }
 
+TEST_CASE("lsp session: the confidence gate streams nothing of a suggestion it holds back", "[integration]") {
+  TempDir dir;
+  std::string script = write_script(
+      dir, {{"rules", {{{"prefix_ends_with", "return "}, {"text", "n - 1\n    x = 2\n"}, {"confidence", 0.2}}}},
+            {"text", "abcdefgh"}, {"confidence", 0.9}, {"chunk_bytes", 2}, {"token_ms", 1}});
+  LspClient c({"--fake-engine", script, "--debounce-ms", "0", "--ahead-tokens", "0"});
+  c.initialize({{"general", {{"positionEncodings", {"utf-8", "utf-16"}}}}});
+  REQUIRE(c.wait_for(is_model_loaded));
+  c.notify("textDocument/didOpen", open_params(kText));
+  auto partials = [&](const std::string& token) {
+    std::vector<std::string> texts;
+    for (const json& m : c.received())
+      if (m.value("method", "") == "$/progress" && m["params"]["token"] == token)
+        texts.push_back(m["params"]["value"]["items"][0]["insertText"]);
+    return texts;
+  };
+  json held = inline_params(3, 11);
+  held["partialResultToken"] = "held";
+  auto r = c.wait_for_response(c.send_request("textDocument/inlineCompletion", held));
+  REQUIRE(r);
+  CHECK((*r)["result"]["items"].empty());
+  CHECK(partials("held").empty());
+  // A sure suggestion streams from its first whole line on (a single line: at its end).
+  json sure = inline_params(0, 0);
+  sure["partialResultToken"] = "sure";
+  r = c.wait_for_response(c.send_request("textDocument/inlineCompletion", sure));
+  REQUIRE(r);
+  CHECK((*r)["result"]["items"][0]["insertText"] == "abcdefgh");
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
 TEST_CASE("lsp session: textDocument/completion fallback returns one item with a textEdit", "[integration]") {
   TempDir dir;
   std::string script = write_script(dir, {{"text", "fib(n - 1)\n"}});

@@ -55,6 +55,18 @@ TEST_CASE("speculation: greedy output is identical with and without drafts", "[c
       CHECK(spec_run.last().stop == plain.last().stop);
       CHECK(spec_run.last().timings.tokens_generated == plain.last().timings.tokens_generated);
       CHECK(plain.last().timings.drafts_proposed == 0);
+      // The first line's confidence: the same tokens chosen from the same rows, drafts or not.
+      const Timings::Confidence& c = plain.last().timings.confidence;
+      const Timings::Confidence& cs = spec_run.last().timings.confidence;
+      CHECK((c.tokens > 0) == (plain.last().timings.tokens_generated > 0 && !plain.last().text.empty()));
+      CHECK(cs.tokens == c.tokens);
+      if (c.tokens > 0) {
+        CHECK(c.mean_logprob <= 0);
+        CHECK(c.min_logprob <= c.mean_logprob);
+        CHECK(c.first_prob > 0);
+        CHECK(c.first_prob <= 1);
+        CHECK(cs.mean_logprob == Approx(c.mean_logprob).margin(1e-3));
+      }
       accepted += spec_run.last().timings.drafts_accepted;
       proposed += spec_run.last().timings.drafts_proposed;
       CHECK(spec_run.last().timings.drafts_accepted <= spec_run.last().timings.drafts_proposed);

@@ -150,3 +150,15 @@ TEST_CASE("sampler: a restricted choice never leaves the allowed ids", "[sampler
   CHECK(counts.count(0) == 0);
   CHECK(counts.count(3) == 0);
 }
+
+TEST_CASE("sampler: token_log_prob is the log softmax of the chosen token", "[sampler]") {
+  const std::vector<float> logits = {1.0f, 2.0f, 3.0f};
+  const double sum = std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+  CHECK(token_log_prob(logits, 2) == Approx(3.0 - std::log(sum)).epsilon(1e-5));
+  CHECK(token_log_prob(logits, 0) == Approx(1.0 - std::log(sum)).epsilon(1e-5));
+  // Shifting every logit changes nothing; a large row does not overflow.
+  const std::vector<float> shifted = {1001.0f, 1002.0f, 1003.0f};
+  CHECK(token_log_prob(shifted, 2) == Approx(token_log_prob(logits, 2)).epsilon(1e-4));
+  CHECK(std::isinf(token_log_prob(logits, 3)));
+  CHECK(std::isinf(token_log_prob(logits, -1)));
+}

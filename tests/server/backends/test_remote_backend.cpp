@@ -443,7 +443,7 @@ TEST_CASE("scheduler with a remote backend: latest wins, the superseded transfer
     Scheduler::Job j;
     j.key = "doc";
     j.request = request();
-    j.on_text = [&](const std::string&, const std::string& so_far) { streamed = so_far; };
+    j.on_text = [&](const std::string&, const std::string& so_far, const Timings::Confidence&) { streamed = so_far; };
     j.on_done = [&](Scheduler::JobResult r) { results.push_back(std::move(r)); };
     return j;
   };

@@ -25,3 +25,19 @@ TEST_CASE("edit_similarity is one minus the Levenshtein distance over the longer
   CHECK(edit_similarity("ab", "ba") == Approx(0.0));  // two substitutions over two bytes
   CHECK(edit_similarity("flaw", "lawn") == edit_similarity("lawn", "flaw"));  // symmetric
 }
+
+TEST_CASE("quality metrics: the gate's coverage and precision per threshold", "[quality_metrics]") {
+  const std::vector<GatedPoint> points = {
+      {0.9, true, true, 1.0}, {0.5, true, false, 0.5}, {0.1, true, false, 0.0}, {0.8, false, false, 0.0},
+      {-1, true, true, 1.0}};
+  const std::vector<GateRow> rows = gate_table(points, {0, 0.3, 0.95});
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].shown == 4);
+  CHECK(rows[0].coverage == Approx(0.8));
+  CHECK(rows[0].precision == Approx(0.5));
+  CHECK(rows[1].shown == 3);
+  CHECK(rows[1].precision == Approx(2.0 / 3));
+  CHECK(rows[1].similarity == Approx(2.5 / 3));
+  CHECK(rows[2].shown == 1);  // only the point without a confidence
+  CHECK(gate_table({}, {0.5})[0].coverage == 0);
+}

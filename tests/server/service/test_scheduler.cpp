@@ -60,7 +60,7 @@ struct Recorder {
     j.debounce_ms = debounce_ms;
     j.request.prefix = "def f(";
     j.request.max_tokens = 100;
-    j.on_text = [this](const std::string& delta, const std::string& so_far) {
+    j.on_text = [this](const std::string& delta, const std::string& so_far, const Timings::Confidence&) {
       streamed += delta;
       CHECK(so_far == streamed);
     };

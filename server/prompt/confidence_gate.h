@@ -1,0 +1,29 @@
+// Whether the model believed its own suggestion enough to show it unasked: the geometric
+// mean of its chosen tokens' probabilities over the suggestion's first line (the line the
+// user reads first and accepts most). A small model guessing, or any model in a file it
+// does not know, puts little probability on what it writes; those suggestions are mostly
+// wrong and cost the user a look. An invoked request shows its best anyway.
+#pragma once
+
+#include <string_view>
+
+#include "engine/types.h"
+
+namespace wafer {
+
+// The confidence of the part of the first line that is shown: the tokens that begin within
+// the first line holding text of `shown` (the engine's text after post-processing, which
+// cut a loop or a repeat off its end). Unchanged when the engine kept no tokens one by one.
+Timings::Confidence shown_confidence(const Timings::Confidence& c, std::string_view shown);
+
+// exp(mean log-probability) of the first line's tokens; -1 when the engine did not report it.
+double first_line_confidence(const Timings::Confidence& c);
+
+// True when the confidence is known and below min_confidence (0: the gate is off).
+bool below_confidence(const Timings::Confidence& c, double min_confidence);
+
+// True once text holds a whole line with something on it: the first line's confidence
+// is final from then on.
+bool first_line_complete(std::string_view text);
+
+}  // namespace wafer

@@ -1,0 +1,27 @@
+// A suggestion caught in a loop within a line or across lines: the same span of text three
+// or more times in a row (`addrinfo(addrinfo(addrinfo(`). Data legitimately repeats
+// (`0, 0, 0, 0`, `0x00, 0x00, 0x00`, `======`), so a span counts as a loop only when it
+// holds a letter and either opens a bracket it does not close or is long enough not to be
+// an element of a list.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace wafer {
+
+struct NgramLoop {
+  bool found = false;
+  size_t begin = 0;   // where the first copy starts
+  size_t period = 0;  // the span's length in bytes
+};
+
+// The earliest loop in text (the shortest span at that start).
+NgramLoop find_ngram_loop(std::string_view text);
+
+// Keeps the text up to the end of the loop's first copy, with trailing whitespace removed;
+// an unchanged text without a loop.
+std::string cut_ngram_loop(std::string_view text);
+
+}  // namespace wafer

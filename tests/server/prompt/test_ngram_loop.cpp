@@ -1,0 +1,29 @@
+// The n-gram loop filter: a span three times in a row is cut after its first copy; data
+// that repeats (lists of zeros, separators, indentation) is left alone.
+#include <catch2/catch.hpp>
+
+#include "server/prompt/ngram_loop.h"
+
+using namespace wafer;
+
+TEST_CASE("ngram loop: a call nested into itself is cut after the first copy", "[filters][ngram_loop]") {
+  CHECK(cut_ngram_loop("self._addrinfo(addrinfo(addrinfo(addrinfo(addrinfo(") == "self._addrinfo(");
+  const NgramLoop loop = find_ngram_loop("x = f(f(f(f(");
+  REQUIRE(loop.found);
+  CHECK(loop.begin == 4);
+  CHECK(loop.period == 2);
+}
+
+TEST_CASE("ngram loop: a long span repeated over lines", "[filters][ngram_loop]") {
+  CHECK(cut_ngram_loop("x += step;\nx += step;\nx += step;\nx +=") == "x += step;");
+  CHECK(cut_ngram_loop("total = 0\nfor a in b:\n    total += a\n") == "total = 0\nfor a in b:\n    total += a\n");
+}
+
+TEST_CASE("ngram loop: data and two copies are not loops", "[filters][ngram_loop]") {
+  CHECK_FALSE(find_ngram_loop("{0, 0, 0, 0, 0, 0, 0, 0}").found);
+  CHECK_FALSE(find_ngram_loop("0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00").found);
+  CHECK_FALSE(find_ngram_loop("# ======================").found);
+  CHECK_FALSE(find_ngram_loop("\n\t\t\treturn 1;").found);
+  CHECK_FALSE(find_ngram_loop("foo(foo(x))").found);  // two copies
+  CHECK(cut_ngram_loop("") == "");
+}
