@@ -48,7 +48,7 @@ case $section in
     echo '```sh'
     for vocab in qwen2 filler; do
       echo "build/server/wafer bench replay $file --threads $threads --keystrokes $keys --wpm $wpm --seed $seed \\"
-      echo "  --model \"\$(build/bench/bench_latency --shape 0.5b --vocab $vocab --write-model)\" --max-tokens 16"
+      echo "  --model \"\$(build/bench/bench_latency --shape 0.5b --vocab $vocab --write-model)\" --max-tokens 16 --min-confidence 0"
     done
     echo "build/server/wafer bench replay $file --threads $threads --keystrokes $keys --wpm $wpm --seed $seed \\"
     echo "  --model models/wafer-tiny-code-q8_0.gguf"

@@ -5,6 +5,8 @@
 # vocabulary, random weights; VOCAB=filler for the byte-level filler vocabulary) and with
 # the bundled model. Prints each run's headline (shown rate, keystroke -> first ghost text,
 # tokens prefilled per answer, waits behind background work) and keeps the JSON reports.
+# The synthetic models have random weights, so their confidence means nothing: they run
+# with the confidence gate off (--min-confidence 0); the bundled model with its default.
 #
 #   bench/typing/replay.sh [BUILD_DIR]      (default: build-release, else build)
 #
@@ -36,7 +38,7 @@ for run in $runs; do
     0.5b|1.5b)
       [ -x "$build/bench/bench_latency" ] || { echo "replay.sh: build bench_latency to write the $run model"; exit 2; }
       model=$("$build/bench/bench_latency" --shape "$run" --vocab "${VOCAB:-qwen2}" --write-model)
-      extra=(--max-tokens 16) ;;
+      extra=(--max-tokens 16 --min-confidence 0) ;;  # random weights: the gate would hold back everything
     bundled)
       model=models/wafer-tiny-code-q8_0.gguf
       extra=() ;;
