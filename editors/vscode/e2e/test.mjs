@@ -10,8 +10,8 @@
 // the notification.
 //
 // With E2E_FIND=package the extension is a packaged .vsix (scripts/package.sh) serving the
-// bundled model with its own binary: whatever it suggests after PREFIX shows, and Tab puts
-// it in the file.
+// bundled model with its own binary and default settings: what it suggests after
+// PACKAGE_PREFIX shows, and Tab puts it in the file.
 //
 // Environment: E2E_URL, E2E_FILE (the workspace file on disk), CHROMIUM, E2E_SHOTS (folder
 // for screenshots), E2E_STREAM (1/0: what wafer.stream is set to, for the checks), E2E_FIND.
@@ -25,6 +25,9 @@ const STREAM = process.env.E2E_STREAM !== '0';
 const NONE = process.env.E2E_FIND === 'none';
 const PACKAGE = process.env.E2E_FIND === 'package';
 const PREFIX = 'def add(';
+// What the package test types: a line the bundled model completes with confidence above the
+// default minConfidence (`main__":`, about 0.6), so the automatic request shows it.
+const PACKAGE_PREFIX = 'if __name__ == "__';
 const SUGGESTION = 'a, b):\n    return a + b'; // e2e/fake-engine.json's rule for PREFIX
 // Only the first line of a multi-line ghost text is read from the screen (an inline
 // decoration); what an accept inserts is checked in the saved file.
@@ -170,7 +173,7 @@ try {
 
   if (PACKAGE) {
     await page.keyboard.press('Control+End');
-    await page.keyboard.type(PREFIX, { delay: 30 });
+    await page.keyboard.type(PACKAGE_PREFIX, { delay: 30 });
     const typed = t();
     const seen = await watchGhost((g) => g.trim() !== '', 60000, 'ghost text from the bundled model', ghostAll);
     const ghost = seen[seen.length - 1];
@@ -181,7 +184,7 @@ try {
     }
     await page.keyboard.press('Tab');
     const line = ghost.split('\n')[0];
-    await saved((c) => c.includes(PREFIX + line), `Tab inserts ${JSON.stringify(line)}`);
+    await saved((c) => c.includes(PACKAGE_PREFIX + line), `Tab inserts ${JSON.stringify(line)}`);
     const statusText = await status.innerText();
     if (!/wafer \d+ ms/.test(statusText)) fail(`status bar without latency: ${statusText}`);
     // The daemon's message naming the model it serves, prefixed once.
@@ -191,7 +194,7 @@ try {
     log(`notification: ${JSON.stringify(note)}`);
     if (!note.includes('wafer: completions from wafer-tiny-code') || note.includes('wafer: wafer:'))
       fail(`the notification does not name the model once: ${JSON.stringify(note)}`);
-    console.log(`E2E PASSED (package): ${JSON.stringify(PREFIX + line)} in the file; whole run ${((t() - t0) / 1000).toFixed(1)} s`);
+    console.log(`E2E PASSED (package): ${JSON.stringify(PACKAGE_PREFIX + line)} in the file; whole run ${((t() - t0) / 1000).toFixed(1)} s`);
     process.exit(0);
   }
 
