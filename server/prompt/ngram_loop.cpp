@@ -11,6 +11,9 @@ constexpr size_t kMaxPeriod = 96;
 // A span with no unclosed bracket needs this many bytes to count.
 constexpr size_t kMinPlainPeriod = 8;
 constexpr int kCopies = 3;
+// A shorter span with no unclosed bracket counts from this many copies when it holds a word
+// (`"w", "w", "w", "w", "w"`); a number or an escape (`0xff, `, `\x00`) is data.
+constexpr int kWordCopies = 5;
 
 // A span that is itself copies of a shorter one (`0x00, 0x00, `) is judged as that one.
 bool is_primitive(std::string_view unit) {
@@ -31,6 +34,29 @@ bool is_loop_unit(std::string_view unit) {
   return depth > 0 || unit.size() >= kMinPlainPeriod;
 }
 
+// A word in the span: a letter or '_' that starts a run not preceded (the span read as a
+// cycle) by a digit, a backslash or another word character.
+bool holds_word(std::string_view unit) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t k = 0; k < unit.size(); ++k) {
+    const char c = unit[k];
+    if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_') continue;
+    const char before = unit[(k + unit.size() - 1) % unit.size()];
+    if (!word_char(before) && before != '\\') return true;
+  }
+  return false;
+}
+
+bool is_short_word_unit(std::string_view unit) {
+  return unit.size() >= 2 && unit.size() < kMinPlainPeriod && is_primitive(unit) && holds_word(unit);
+}
+
+size_t copies_at(std::string_view text, size_t i, size_t p) {
+  size_t k = 1;
+  while (i + (k + 1) * p <= text.size() && text.substr(i + k * p, p) == text.substr(i, p)) ++k;
+  return k;
+}
+
 }  // namespace
 
 NgramLoop find_ngram_loop(std::string_view text) {
@@ -47,7 +73,9 @@ NgramLoop find_ngram_loop(std::string_view text) {
       if (run < need) continue;
       const size_t i = j + 1 - need;
       if (best.found && i >= best.begin) break;
-      if (is_loop_unit(text.substr(i, p))) {
+      const std::string_view unit = text.substr(i, p);
+      if (is_loop_unit(unit) ||
+          (is_short_word_unit(unit) && copies_at(text, i, p) >= static_cast<size_t>(kWordCopies))) {
         best = {true, i, p};
         break;
       }

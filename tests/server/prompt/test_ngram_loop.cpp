@@ -27,3 +27,14 @@ TEST_CASE("ngram loop: data and two copies are not loops", "[filters][ngram_loop
   CHECK_FALSE(find_ngram_loop("foo(foo(x))").found);  // two copies
   CHECK(cut_ngram_loop("") == "");
 }
+
+TEST_CASE("ngram loop: a short word repeated as a list is a loop from five copies", "[filters][ngram_loop]") {
+  CHECK(cut_ngram_loop("ols.curdir\", \"w\", \"w\", \"w\", \"w\", \"w\", \"w\", \"w\", \"w\", \"") ==
+        "ols.curdir\", \"w");  // up to the first copy of `", "w`
+  CHECK(cut_ngram_loop("a, a, a, a, a, a") == "a,");
+  CHECK_FALSE(find_ngram_loop("np.zeros((n, n, n))").found);       // three copies: a shape
+  CHECK_FALSE(find_ngram_loop("(x, x, x, x)").found);               // four
+  CHECK_FALSE(find_ngram_loop("0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff").found);  // numbers
+  CHECK_FALSE(find_ngram_loop("\"\\x00\\x00\\x00\\x00\\x00\\x00\"").found);            // escapes
+  CHECK_FALSE(find_ngram_loop("1e5, 1e5, 1e5, 1e5, 1e5, 1e5").found);
+}
