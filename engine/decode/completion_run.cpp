@@ -162,7 +162,8 @@ class Run {
   // Adds the chosen token's log-probability, in the distribution it was chosen from (the
   // copy predictor's mixture where it mixed), to the first line's confidence, until a token
   // completes a line that holds text. A token wholly inside the healed bytes reproduces the
-  // prompt and does not count.
+  // prompt and does not count; one that goes past them counts as chosen among the tokens
+  // that reproduce them.
   void note_confidence(std::span<const float> logits, TokenId t) {
     if (first_line_done_) return;
     std::string_view bytes = ctx_.tokenizer->token_bytes(t);
@@ -170,7 +171,9 @@ class Run {
       if (bytes.size() <= heal_rest_.size()) return;
       bytes.remove_prefix(heal_rest_.size());
     }
-    const float lp = token_log_prob(logits, t);
+    // While healing, the typed bytes are given: the token's probability among the tokens
+    // that reproduce them (choose() left those in allowed_).
+    const float lp = heal_rest_.empty() ? token_log_prob(logits, t) : token_log_prob_among(logits, t, allowed_);
     Timings::Confidence& c = ctx_.timings.confidence;
     if (c.tokens == 0) {
       c.first_prob = std::exp(lp);

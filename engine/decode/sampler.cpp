@@ -45,6 +45,23 @@ float token_log_prob(std::span<const float> logits, int32_t token) {
   return static_cast<float>(logits[static_cast<size_t>(token)] - max - std::log(sum));
 }
 
+float token_log_prob_among(std::span<const float> logits, int32_t token, std::span<const int32_t> among) {
+  const float none = -std::numeric_limits<float>::infinity();
+  if (token < 0 || static_cast<size_t>(token) >= logits.size()) return none;
+  bool present = false;
+  float max = none;
+  for (int32_t t : among) {
+    if (t < 0 || static_cast<size_t>(t) >= logits.size()) continue;
+    present = present || t == token;
+    max = std::max(max, logits[static_cast<size_t>(t)]);
+  }
+  if (!present) return none;
+  double sum = 0;
+  for (int32_t t : among)
+    if (t >= 0 && static_cast<size_t>(t) < logits.size()) sum += std::exp(static_cast<double>(logits[static_cast<size_t>(t)] - max));
+  return static_cast<float>(logits[static_cast<size_t>(token)] - max - std::log(sum));
+}
+
 Sampler::Sampler(const SamplerParams& params) : params_(params), rng_(params.seed) {}
 
 void Sampler::reset() {

@@ -36,6 +36,11 @@ int32_t greedy_token(std::span<const float> logits);
 // Two passes over the row, no allocation. -inf for a token outside the row.
 float token_log_prob(std::span<const float> logits, int32_t token);
 
+// The same, the softmax taken over the tokens of `among` only: the token's probability given
+// that the choice is one of them (token healing allows only the tokens that reproduce the
+// typed bytes). -inf for a token outside the row or not in `among`.
+float token_log_prob_among(std::span<const float> logits, int32_t token, std::span<const int32_t> among);
+
 class Sampler {
  public:
   explicit Sampler(const SamplerParams& params = {});

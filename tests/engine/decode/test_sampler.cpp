@@ -162,3 +162,20 @@ TEST_CASE("sampler: token_log_prob is the log softmax of the chosen token", "[sa
   CHECK(std::isinf(token_log_prob(logits, 3)));
   CHECK(std::isinf(token_log_prob(logits, -1)));
 }
+
+TEST_CASE("sampler: token_log_prob_among renormalizes over the allowed tokens", "[sampler]") {
+  const std::vector<float> logits = {1.0f, 2.0f, 3.0f, 0.5f};
+  const std::vector<int32_t> among = {0, 3};
+  const double sum = std::exp(1.0) + std::exp(0.5);
+  CHECK(token_log_prob_among(logits, 0, among) == Approx(1.0 - std::log(sum)).epsilon(1e-5));
+  CHECK(token_log_prob_among(logits, 3, among) == Approx(0.5 - std::log(sum)).epsilon(1e-5));
+  // Given the allowed set, a token is likelier than in the whole row.
+  CHECK(token_log_prob_among(logits, 0, among) > token_log_prob(logits, 0));
+  // The only allowed token is certain; a token outside the set or the row has no probability.
+  const std::vector<int32_t> one = {1};
+  CHECK(token_log_prob_among(logits, 1, one) == Approx(0.0).margin(1e-6));
+  CHECK(std::isinf(token_log_prob_among(logits, 2, among)));
+  CHECK(std::isinf(token_log_prob_among(logits, 7, among)));
+  const std::vector<int32_t> with_bad = {0, 9, -2, 3};
+  CHECK(token_log_prob_among(logits, 3, with_bad) == Approx(0.5 - std::log(sum)).epsilon(1e-5));
+}
