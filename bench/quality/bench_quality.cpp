@@ -92,6 +92,16 @@ struct Tally {
   double similarity = 0, ms = 0;
 };
 
+// One point's first line `got` against the hidden `truth`: the counts every table shares.
+void score(Tally& x, const std::string& got, const std::string& truth) {
+  ++x.points;
+  if (got.empty()) ++x.empty;
+  if (got == truth) ++x.exact;
+  if (!got.empty() && truth.starts_with(got)) ++x.prefix;
+  if (!got.empty() && first_lexical_token(got) == first_lexical_token(truth)) ++x.first_token;
+  x.similarity += edit_similarity(got, truth);
+}
+
 // The extra context a row adds, in the order rows add them.
 enum class Row { kWindow, kOpen, kIndex, kRecent };
 constexpr const char* kRowNames[] = {"window", "open", "index", "recent"};
@@ -281,23 +291,15 @@ int main(int argc, char** argv) {
     size_t col = indent + rng() % (l.size() - indent);
     const size_t cursor = snap0->line_starts[line] + col;
     const std::string truth = trim(l.substr(col));
+    const grammars::Language* lang = grammars::language_by_path(path.string());
     {  // the baseline: the rest of the most similar earlier line
       std::vector<std::string_view> lines(snap0->line_count());
       for (size_t k = 0; k < lines.size(); ++k) lines[k] = snap0->line(k);
       const std::string guess = trim(first_line(nearest_line_baseline(lines, line, col)));
-      const grammars::Language* guess_lang = grammars::language_by_path(path.string());
-      for (Tally* x : {&baseline[guess_lang ? std::string(guess_lang->name) : "other"], &baseline["(all)"]}) {
-        ++x->points;
-        if (guess.empty()) ++x->empty;
-        if (guess == truth) ++x->exact;
-        if (!guess.empty() && truth.starts_with(guess)) ++x->prefix;
-        if (!guess.empty() && first_lexical_token(guess) == first_lexical_token(truth)) ++x->first_token;
-        x->similarity += edit_similarity(guess, truth);
-      }
+      for (Tally* x : {&baseline[lang ? std::string(lang->name) : "other"], &baseline["(all)"]}) score(*x, guess, truth);
     }
     // The editor: this document as the user has it (the rest of the line not yet written),
     // and the files listed next to it in its folder.
-    const grammars::Language* lang = grammars::language_by_path(path.string());
     const std::string language_id = lang ? std::string(lang->name) : "plaintext";
     const std::string& root = root_of[path.string()];
     const std::string root_uri = uri_from_path(root);
@@ -396,17 +398,11 @@ int main(int argc, char** argv) {
                     path.filename().c_str(), line + 1, prepared.mode == Mode::kSingleLine ? "single" : "multi",
                     run.label.c_str(), prepared.request.extra.size(), conf, truth.c_str(), nlohmann::json(raw).dump().c_str(),
                     nlohmann::json(pp.text).dump().c_str());
-      const std::string_view truth_token = first_lexical_token(truth);
       run.gated.push_back({conf, !got.empty(), got == truth,
                            edit_similarity(got, truth)});
       for (Tally* x : {&t, &all}) {
-        ++x->points;
+        score(*x, got, truth);
         x->ms += ms;
-        if (got.empty()) ++x->empty;
-        if (got == truth) ++x->exact;
-        if (!got.empty() && truth.starts_with(got)) ++x->prefix;
-        if (!got.empty() && first_lexical_token(got) == truth_token) ++x->first_token;
-        x->similarity += edit_similarity(got, truth);
         if (got_raw == truth) ++x->raw_exact;
         if (!got_raw.empty() && truth.starts_with(got_raw)) ++x->raw_prefix;
       }
