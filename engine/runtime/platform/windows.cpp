@@ -115,9 +115,16 @@ bool cache_sizes(uint64_t& l1d, uint64_t& l2, uint64_t& l3) {
   return true;
 }
 
-// The OS enables the tile state itself where it supports it (XCR0, which CPU detection
-// already checked): nothing to ask for.
-bool request_amx_state() { return true; }
+// Windows enables the tile state itself where it supports it; it says so in the features
+// of the extended state it saves (bits 17 and 18: the tile configuration and the tile data).
+// XCR0, which CPU detection checked, is not enough: a Windows without AMX support under a
+// kernel that has it (wine on Linux) sees the bits in XCR0 while the first tile instruction
+// still faults.
+bool request_amx_state() {
+  constexpr DWORD64 kTileConfig = DWORD64{1} << 17, kTileData = DWORD64{1} << 18;
+  const DWORD64 enabled = GetEnabledXStateFeatures();
+  return (enabled & kTileConfig) && (enabled & kTileData);
+}
 
 size_t page_size() {
   SYSTEM_INFO si{};
