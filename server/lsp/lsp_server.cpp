@@ -252,6 +252,9 @@ class CompletionReply final : public CompletionReceiver {
         r["wafer"]["debounce_ms"] = a.cost->debounce_ms;
         if (a.cost->alternatives_ms) r["wafer"]["alternatives_ms"] = *a.cost->alternatives_ms;
       }
+      // The confidence gate held the suggestion back: a client takes back any text of it
+      // that streamed (an empty final reply alone would leave that text standing).
+      if (a.held_back) r["wafer"]["outcome"] = "held_back";
     }
     reply_.result(std::move(r));
   }

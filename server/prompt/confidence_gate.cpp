@@ -35,9 +35,4 @@ bool below_confidence(const Timings::Confidence& c, double min_confidence) {
   return min_confidence > 0 && p >= 0 && p < min_confidence;
 }
 
-bool first_line_complete(std::string_view text) {
-  const size_t b = text.find_first_not_of(" \t\r\n");
-  return b != std::string_view::npos && text.find('\n', b) != std::string_view::npos;
-}
-
 }  // namespace wafer

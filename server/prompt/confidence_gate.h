@@ -22,8 +22,4 @@ double first_line_confidence(const Timings::Confidence& c);
 // True when the confidence is known and below min_confidence (0: the gate is off).
 bool below_confidence(const Timings::Confidence& c, double min_confidence);
 
-// True once text holds a whole line with something on it: the first line's confidence
-// is final from then on.
-bool first_line_complete(std::string_view text);
-
 }  // namespace wafer

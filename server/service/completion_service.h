@@ -98,6 +98,7 @@ struct CompletionAnswer {
   std::string served_by;                 // "typing" or "ahead" (from memory), "engine", or a backend's name
   std::optional<CompletionCost> cost;    // when the engine or a backend computed it
   std::string error;                     // kInvalid
+  bool held_back = false;                // kSuggestions: none, the confidence gate held it back
 };
 
 // Where one request's answer goes. The service holds it until it calls answer(), exactly

@@ -27,6 +27,7 @@ struct CompletionState {
   bool inline_kind = true;
   bool alternatives = false;  // sampled alternatives follow the greedy run
   bool gated = false;         // an automatic request: the confidence gate applies
+  bool streamed = false;      // a partial suggestion went to the receiver
   std::chrono::steady_clock::time_point t0;  // when the request arrived
   std::shared_ptr<const Snapshot> snapshot;  // the text asked about
   size_t offset = 0;                         // the cursor in it, in bytes

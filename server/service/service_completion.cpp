@@ -242,7 +242,8 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   if (job.debounce_ms > 0 && options_.scheduling.early_prefill) early = job.request;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
   // Streaming: each partial is the whole suggestion so far, post-processed as the answer is.
-  // Under the confidence gate, nothing is streamed before the first line is whole and passes.
+  // Under the confidence gate, a partial is streamed while the confidence of the first line
+  // so far passes: the first words show as soon as they are decoded, not after the line.
   if (inline_kind && query.stream) {
     const double min_confidence = st->gated ? options_.scheduling.min_confidence : 0;
     job.on_text = [st, facts = st->facts, mode, min_confidence](const std::string&, const std::string& so_far,
@@ -250,8 +251,9 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
       if (st->answered) return;
       std::string shown = postprocess(so_far, *facts, mode).text;
       if (min_confidence > 0 && confidence.tokens > 0 &&
-          (!first_line_complete(so_far) || below_confidence(shown_confidence(confidence, shown), min_confidence)))
+          below_confidence(shown_confidence(confidence, shown), min_confidence))
         return;
+      st->streamed = true;
       st->receiver->partial(std::move(shown), st->cursor);
     };
   }
@@ -334,9 +336,13 @@ void CompletionService::on_greedy_done(const std::shared_ptr<CompletionState>& s
       if (!pp.text.empty() && below_confidence(confidence, options_.scheduling.min_confidence)) {
         if (st->gated) {  // nothing shown, nothing remembered for typing-through, nothing decoded ahead
           stats_.count("held_back_low_confidence");
+          // Its start passed while it streamed, its whole first line did not: the editor
+          // takes back the ghost text it showed.
+          if (st->streamed) stats_.count("retracted_low_confidence");
           CompletionAnswer a;
           a.served_by = st->served_by;
           a.cost = st->cost;
+          a.held_back = true;
           answer(st, std::move(a));
           break;
         }

@@ -196,10 +196,12 @@ TEST_CASE("lsp session: streaming through $/progress with a partialResultToken",
   CHECK(c.shutdown_and_exit() == 0);
 }
 
-TEST_CASE("lsp session: the confidence gate streams nothing of a suggestion it holds back", "[integration]") {
+TEST_CASE("lsp session: the confidence gate streams while the first line passes", "[integration]") {
   TempDir dir;
   std::string script = write_script(
-      dir, {{"rules", {{{"prefix_ends_with", "return "}, {"text", "n - 1\n    x = 2\n"}, {"confidence", 0.2}}}},
+      dir, {{"rules", {{{"prefix_ends_with", "return "}, {"text", "n - 1\n    x = 2\n"}, {"confidence", 0.2}},
+                       // Sure of its first two chunks, then not: the first line as a whole fails.
+                       {{"prefix_ends_with", "< 2:"}, {"text", " pass  # x\n"}, {"confidences", {0.9, 0.9, 0.05}}}}},
             {"text", "abcdefgh"}, {"confidence", 0.9}, {"chunk_bytes", 2}, {"token_ms", 1}});
   LspClient c({"--fake-engine", script, "--debounce-ms", "0", "--ahead-tokens", "0"});
   c.initialize({{"general", {{"positionEncodings", {"utf-8", "utf-16"}}}}});
@@ -217,13 +219,27 @@ TEST_CASE("lsp session: the confidence gate streams nothing of a suggestion it h
   auto r = c.wait_for_response(c.send_request("textDocument/inlineCompletion", held));
   REQUIRE(r);
   CHECK((*r)["result"]["items"].empty());
+  CHECK((*r)["result"]["wafer"]["outcome"] == "held_back");
   CHECK(partials("held").empty());
-  // A sure suggestion streams from its first whole line on (a single line: at its end).
+  // A sure suggestion streams from its first token on, as ungated ones do.
   json sure = inline_params(0, 0);
   sure["partialResultToken"] = "sure";
   r = c.wait_for_response(c.send_request("textDocument/inlineCompletion", sure));
   REQUIRE(r);
   CHECK((*r)["result"]["items"][0]["insertText"] == "abcdefgh");
+  CHECK(partials("sure") == std::vector<std::string>{"ab", "abcd", "abcdef", "abcdefgh"});
+  // Sure of its start only: the start streams, the answer holds it back (the editor takes
+  // the ghost text back), and the statistics say so.
+  json unsure = inline_params(1, 13);
+  unsure["partialResultToken"] = "unsure";
+  r = c.wait_for_response(c.send_request("textDocument/inlineCompletion", unsure));
+  REQUIRE(r);
+  CHECK((*r)["result"]["items"].empty());
+  CHECK((*r)["result"]["wafer"]["outcome"] == "held_back");  // the client takes back what streamed
+  CHECK(partials("unsure") == std::vector<std::string>{" p", " pas"});
+  const json counts = c.request("wafer/stats", nullptr)["result"]["counts"];
+  CHECK(counts["held_back_low_confidence"] == 2);
+  CHECK(counts["retracted_low_confidence"] == 1);
   CHECK(c.shutdown_and_exit() == 0);
 }
 

@@ -6,7 +6,8 @@ missing-model error. The same tests also run against the real daemon.
 
 Canned behaviour: when the text before the cursor on its line (at least 3 characters) is a
 prefix of a line in CANNED, the suggestion is the rest of that entry (possibly several
-lines). On an explicitly invoked request a second alternative is offered.
+lines). On an explicitly invoked request a second alternative is offered. HELD_BACK streams
+the same way, then its final reply is the daemon's "held back by the confidence gate".
 
 Options: --missing-model (every request fails with one showMessage error and empty
 results), --delay-ms N (time before the first partial result).
@@ -24,6 +25,8 @@ CANNED = [
     "for item in items:\n    total += item.price\n    count += 1",
 ]
 ALTERNATIVE = "  # alternative"
+# Streams like the others, then the final reply says the confidence gate held it back.
+HELD_BACK = "import not_so_sure_after_all"
 
 args = sys.argv[1:]
 MISSING_MODEL = "--missing-model" in args
@@ -91,7 +94,9 @@ def inline_completion(rid, params):
     pos = params["position"]
     lines = docs.get(uri, [""])
     line = lines[pos["line"]] if pos["line"] < len(lines) else ""
-    texts = suggestions(line[: pos["character"]], params.get("context", {}).get("triggerKind") == 1)
+    typed = line[: pos["character"]]
+    held_back = len(typed) >= 3 and HELD_BACK.startswith(typed) and HELD_BACK != typed
+    texts = [HELD_BACK[len(typed):]] if held_back else suggestions(typed, params.get("context", {}).get("triggerKind") == 1)
     rng = {"start": pos, "end": pos}
     items = [{"insertText": t, "range": rng} for t in texts]
     token = params.get("partialResultToken")
@@ -105,7 +110,8 @@ def inline_completion(rid, params):
         part = {"items": [{"insertText": first[:cut], "range": rng}]}
         later(DELAY + n * STEP, lambda part=part: send(
             {"method": "$/progress", "params": {"token": token, "value": part}}), rid)
-    later(DELAY + len(cuts) * STEP, lambda: reply(rid, {"items": items}), rid)
+    final = {"items": [], "wafer": {"outcome": "held_back"}} if held_back else {"items": items}
+    later(DELAY + len(cuts) * STEP, lambda: reply(rid, final), rid)
 
 
 TRACE = open(os.environ["FAKE_LSP_TRACE"], "a") if os.environ.get("FAKE_LSP_TRACE") else None

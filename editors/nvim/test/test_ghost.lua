@@ -189,6 +189,17 @@ return {
     end
   end },
 
+  { 'a suggestion the daemon holds back after it streamed is taken back', function()
+    if not FAKE then
+      return -- the real daemon holds back what its model is unsure of, which no test can pick
+    end
+    local buf = start('import not_')
+    h.wait_for(function()
+      return marks(buf) == 0 and not suggestion.pending(buf)
+    end, 5000, 'ghost text taken back')
+    h.eq(nil, wafer.visible(), 'no suggestion left')
+  end },
+
   { 'next and previous change the suggestion', function()
     local _, ghost = start()
     local before = suggestion.stats.requests

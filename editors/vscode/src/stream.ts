@@ -12,7 +12,8 @@
 // replaced in place by the whole suggestion, without disappearing in between. An
 // explicit request (the trigger key, next/previous) is answered with the final reply. An
 // empty final reply leaves the streamed text (the LSP partial-result rule). A request for
-// any other document version or position (typing, a cursor move) cancels the stream. No
+// any other document version or position (typing, a cursor move) cancels the stream; a final
+// reply marked held back (the daemon's confidence gate) takes the streamed text back. No
 // `vscode` import: unit-tested directly.
 
 export interface StreamKey {
@@ -48,6 +49,13 @@ export function hasItems(value: unknown): boolean {
   if (value && typeof value === 'object' && Array.isArray((value as { items?: unknown }).items))
     return (value as { items: unknown[] }).items.length > 0;
   return false;
+}
+
+// Whether a final reply says the daemon's confidence gate held the suggestion back: the text
+// that streamed before is taken back (an empty reply alone leaves it standing).
+export function heldBack(value: unknown): boolean {
+  const wafer = value && typeof value === 'object' ? (value as { wafer?: { outcome?: unknown } }).wafer : undefined;
+  return !!wafer && typeof wafer === 'object' && wafer.outcome === 'held_back';
 }
 
 function sameKey(a: StreamKey, b: StreamKey): boolean {
@@ -183,7 +191,7 @@ export class Streamer<T> {
     s.done = true;
     if (s.timer !== undefined) this.clearTimer(s.timer);
     s.timer = undefined;
-    if (value !== undefined && hasItems(value)) s.latest = value;
+    if (value !== undefined && (hasItems(value) || heldBack(value))) s.latest = value;
     const held = s.finalWaiters.length > 0;
     Stream.wake(s.firstWaiters);
     Stream.wake(s.finalWaiters);

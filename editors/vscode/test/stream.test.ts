@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { hasItems, Streamer, type StreamKey, type Started } from '../src/stream';
+import { hasItems, heldBack, Streamer, type StreamKey, type Started } from '../src/stream';
 
-type V = { items: { insertText: string }[] };
+type V = { items: { insertText: string }[]; wafer?: { outcome: string } };
 const v = (...texts: string[]): V => ({ items: texts.map((insertText) => ({ insertText })) });
 const key = (character = 8, version = 1): StreamKey => ({ uri: 'file:///a.py', version, line: 2, character });
 
@@ -119,6 +119,26 @@ describe('Streamer', () => {
     const second = s.provide(key(), r.start, 'retrigger');
     r.final(v());
     expect((await second).value).toEqual(v('x = 1'));
+  });
+
+  it('takes the streamed text back when the final reply says the gate held it back', async () => {
+    const fired: StreamKey[] = [];
+    const t = timers();
+    const s = new Streamer<V>((k) => fired.push(k), { showMs: 60, setTimer: t.setTimer, clearTimer: t.clearTimer });
+    const r = fakeRequest();
+    const first = s.provide(key(), r.start);
+    r.partial(v('x = 1'));
+    expect((await first).value).toEqual(v('x = 1'));
+    const held = { items: [], wafer: { outcome: 'held_back' } };
+    expect(heldBack(held)).toBe(true);
+    expect(heldBack(v())).toBe(false);
+    r.final(held);
+    await tick();
+    expect(fired).toHaveLength(1); // VS Code is asked again at once...
+    expect(s.takeRetrigger()).toBe(true);
+    const again = await s.provide(key(), r.start, 'retrigger');
+    expect(again).toEqual({ value: held, fromStream: true, final: true }); // ...and shows nothing
+    expect(r.state.started).toBe(1);
   });
 
   it('answers with the final reply when nothing streamed, without a re-trigger', async () => {

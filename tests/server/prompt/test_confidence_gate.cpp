@@ -19,14 +19,6 @@ TEST_CASE("confidence gate: the threshold and unknown confidence", "[confidence_
   CHECK_FALSE(below_confidence(c, 0));  // 0: off
 }
 
-TEST_CASE("confidence gate: the first line is whole once it ends after some text", "[confidence_gate]") {
-  CHECK_FALSE(first_line_complete(""));
-  CHECK_FALSE(first_line_complete("\n    "));
-  CHECK_FALSE(first_line_complete("\n    return x"));
-  CHECK(first_line_complete("\n    return x\n"));
-  CHECK(first_line_complete("x)\n"));
-}
-
 TEST_CASE("confidence gate: only the tokens of the shown first line count", "[confidence_gate]") {
   // "f(x" + "(x" + "(x" + "\n" ...: the loop's tokens are likely, the first one is not.
   Timings::Confidence c;

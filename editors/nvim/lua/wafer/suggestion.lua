@@ -160,8 +160,16 @@ local function on_result(buf, origin, handle, result, final)
   end
   if final then
     s.req = nil
-    if type(result) == 'table' and type(result.wafer) == 'table' and result.wafer.outcome == 'superseded' then
+    local outcome = type(result) == 'table' and type(result.wafer) == 'table' and result.wafer.outcome
+    if outcome == 'superseded' then
       return -- the daemon replaced it by a newer request (not a cancellation we asked for)
+    end
+    if outcome == 'held_back' then
+      -- The confidence gate held it back after its start streamed: take that text back.
+      if s.sug and s.sug.origin == origin then
+        M.clear(buf)
+      end
+      return
     end
   end
   local line = origin.head .. origin.tail
