@@ -69,6 +69,7 @@ void LspServer::register_handlers() {
     if (Status st = service_.warm(w.text_document.uri, w.position); !st) throw jsonrpc::InvalidParams(st.error().message);
   });
   endpoint_.on_notification("wafer/yank", [this](const json& p) { on_yank(p); });
+  endpoint_.on_notification("wafer/modelsChanged", [this](const json&) { service_.models_changed(); });
 }
 
 std::optional<jsonrpc::Error> LspServer::gate(const jsonrpc::Message& m) {

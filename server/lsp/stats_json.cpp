@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/engine.h"
+#include "server/pull/model_catalog.h"
 
 namespace wafer {
 
@@ -30,6 +31,11 @@ json stats_json(const Stats& stats, const ServiceStatus& status, const Options& 
     if (status.model_choice) {  // the local engine's file, and why it was chosen (setting, cache, bundled)
       s["model"]["path"] = status.model_choice->path;
       s["model"]["source"] = to_string(status.model_choice->source);
+      // Serving the bundled model: the catalogue model editors offer to pull instead.
+      if (status.model_choice->source == ModelSource::kBundled)
+        for (const CatalogModel& c : model_catalog())
+          if (c.name == kSuggestedModel)
+            s["model"]["suggested"] = {{"name", c.name}, {"bytes", c.size}};
     }
   } else {
     s["model"] = nullptr;

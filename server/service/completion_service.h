@@ -154,6 +154,10 @@ class CompletionService {
   // Starts serving: loads the model, and indexes the workspace root (without one, the
   // repository of the first document opened).
   void start();
+  // Models were added to or removed from the pull cache (an editor ran `wafer pull`): the
+  // model is chosen again and, when the choice is another file, loaded in place of the
+  // one serving. A model the settings name stays.
+  void models_changed();
   // Stops the scheduler (cancelling jobs) and the index thread. Idempotent.
   void close();
 

@@ -133,6 +133,14 @@ void CompletionService::load_model() {
       });
 }
 
+void CompletionService::models_changed() {
+  if (!started_ || options_.model.backend != "local" || !options_.model.fake_engine.empty()) return;
+  Result<ModelChoice> chosen = choose_model(options_.model.engine.model_path, default_model_search());
+  if (chosen && served_model_ && chosen->path == served_model_->path) return;
+  log_.info("the models changed: choosing the model again");
+  load_model();
+}
+
 bool CompletionService::model_file_lost() {
   uint64_t faults = mapped_file_faults();
   if (faults == mapping_faults_seen_) return false;

@@ -39,6 +39,9 @@ export class WaferClient {
   private shownMessages = new Set<string>();
   private partialSeq = 0;
   readonly streamer: Streamer<LspResult>;
+  // The binary that serves (found by start()), and each `wafer/stats` answer about the model.
+  binaryPath: string | undefined;
+  onStats: ((stats: unknown) => void) | undefined;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -105,6 +108,7 @@ export class WaferClient {
       throw new BinaryNotFoundError(msg);
     }
     this.log.binary = describe(where);
+    this.binaryPath = where.path;
     this.log.problem = undefined;
     this.log.model = undefined;
     this.output.info(`using ${describe(where)}`);
@@ -191,8 +195,10 @@ export class WaferClient {
 
   // Asks the daemon which model serves; a new answer goes to the log and the status bar.
   private async refreshModel(): Promise<void> {
-    const model = describeModel(await this.request<unknown>('wafer/stats', {}).catch(() => undefined));
+    const stats = await this.request<unknown>('wafer/stats', {}).catch(() => undefined);
+    const model = describeModel(stats);
     if (!model || model === this.log.model) return;
+    this.onStats?.(stats);
     this.log.model = model;
     this.output.info(`model: ${model}`);
     this.changed();

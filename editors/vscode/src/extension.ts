@@ -3,15 +3,74 @@
 // bar item with on/off, the last latency and the model state (a click toggles), and an
 // output channel with the daemon's log and the binary in use; reports invalid settings once
 // each, and a missing binary in one notification.
+import { spawn } from 'node:child_process';
 import * as vscode from 'vscode';
+import { spawnCommand } from './binary';
 import { commands } from './commands';
 import { languageEnabled, readSettings, settingProblems, type WaferSettings } from './config';
 import { ACCEPTED_COMMAND, BinaryNotFoundError, WaferClient } from './client';
 import { nodeHost } from './host';
+import { downloadModel, offerPull, suggestedPull, type PullDeps } from './pull';
 import { SuggestionLog, statusText } from './inlineCompletion';
 import { WarmTracker } from './warm';
 
 let client: WaferClient | undefined;
+
+// The model offer's VS Code side (pull.ts): notifications, the progress notification, the
+// `wafer pull` process of the binary that serves, and the once-only flag in globalState.
+function pullDeps(context: vscode.ExtensionContext, wc: WaferClient, output: vscode.LogOutputChannel): PullDeps {
+  return {
+    ask: async (message, actions) => vscode.window.showInformationMessage(message, ...actions),
+    withProgress: async (title, task) =>
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) =>
+        task(
+          (increment, message) => progress.report({ increment, message }),
+          () => token.isCancellationRequested,
+        ),
+      ),
+    pull: (name, onLine, cancelled) =>
+      new Promise((resolve) => {
+        if (!wc.binaryPath) return resolve(1);
+        const cmd = spawnCommand(wc.binaryPath, ['pull', name], nodeHost());
+        output.info(`running ${cmd.command} ${cmd.args.join(' ')}`);
+        const child = spawn(cmd.command, cmd.args, { shell: cmd.shell, stdio: ['ignore', 'pipe', 'pipe'] });
+        let pending = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          pending += chunk.toString('utf8');
+          const lines = pending.split(/[\r\n]/);
+          pending = lines.pop() ?? '';
+          for (const line of lines) {
+            if (line.trim() !== '') output.info(line);
+            onLine(line);
+          }
+        });
+        const poll = setInterval(() => {
+          if (cancelled()) child.kill();
+        }, 200);
+        child.on('error', (e) => {
+          clearInterval(poll);
+          onLine(`wafer pull: ${e.message}`);
+          resolve(1);
+        });
+        child.on('close', (code) => {
+          clearInterval(poll);
+          if (pending !== '') onLine(pending);
+          resolve(code);
+        });
+      }),
+    modelsChanged: () => wc.notify('wafer/modelsChanged', {}),
+    info: (message) => {
+      output.info(message);
+      void vscode.window.showInformationMessage(message);
+    },
+    error: (message) => {
+      output.error(message);
+      void vscode.window.showErrorMessage(message);
+    },
+    offered: () => context.globalState.get<boolean>('wafer.pullOffered', false),
+    setOffered: async () => context.globalState.update('wafer.pullOffered', true),
+  };
+}
 
 function settings(): WaferSettings {
   const cfg = vscode.workspace.getConfiguration('wafer');
@@ -74,6 +133,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   reportSettingProblems(output);
   const wc = new WaferClient(output, log, refresh, settings(), () => enabled, context.extensionPath, nodeHost());
   client = wc;
+  // The bundled model serves: offer the better one once (never while a `wafer.model` is set).
+  const deps = pullDeps(context, wc, output);
+  wc.onStats = (stats) => {
+    const suggested = suggestedPull(stats);
+    if (suggested && settings().model === '') void offerPull(suggested, deps);
+  };
   const cmds = commands({
     execute: (command, ...args) => vscode.commands.executeCommand(command, ...args),
     textToCursor: (start) => {
@@ -138,6 +203,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('wafer.showOutput', cmds.showOutput),
     vscode.commands.registerCommand('wafer.restart', cmds.restart),
     vscode.commands.registerCommand('wafer.showStats', cmds.showStats),
+    vscode.commands.registerCommand('wafer.pull', async () => {
+      const name = await vscode.window.showInputBox({
+        title: 'wafer: Download a Model',
+        prompt: 'A catalogue name (wafer pull --list) or a URL of a GGUF file',
+        value: 'qwen2.5-coder-1.5b',
+      });
+      if (name) await downloadModel(name.trim(), deps);
+    }),
     vscode.commands.registerCommand(ACCEPTED_COMMAND, async (_index: number, original?: vscode.Command) => {
       log.fullAccept();
       refresh();

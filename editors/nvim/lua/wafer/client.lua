@@ -37,6 +37,10 @@ local function on_progress(err, result, ctx, cfg)
     elseif v.kind == 'end' and result.token == M.loading_token then
       if M.model_state == 'loading' then
         M.model_state = 'ready'
+        -- The bundled model serves: say once that a better one can be pulled.
+        vim.schedule(function()
+          require('wafer.pull').check()
+        end)
       end
     end
   end

@@ -16,6 +16,14 @@ function M.define()
     end
   end, { desc = 'wafer: daemon, model and latency status' })
 
+  command('WaferPull', function(o)
+    require('wafer.pull').pull(o.args ~= '' and o.args or nil)
+  end, { nargs = '?', desc = "wafer: download a model (default: the one the daemon suggests) and switch to it" })
+
+  command('WaferPullCancel', function()
+    require('wafer.pull').cancel()
+  end, { desc = 'wafer: stop a running download (it resumes next time)' })
+
   command('WaferRestart', function()
     require('wafer').restart()
   end, { desc = 'wafer: restart the daemon' })
