@@ -11,7 +11,8 @@
 //
 // With E2E_FIND=package the extension is a packaged .vsix (scripts/package.sh) serving the
 // bundled model with its own binary and default settings: what it suggests after
-// PACKAGE_PREFIX shows, and Tab puts it in the file.
+// PACKAGE_PREFIX shows, Tab puts it in the file, and one notification offers to download
+// the recommended model.
 //
 // Environment: E2E_URL, E2E_FILE (the workspace file on disk), CHROMIUM, E2E_SHOTS (folder
 // for screenshots), E2E_STREAM (1/0: what wafer.stream is set to, for the checks), E2E_FIND.
@@ -194,6 +195,14 @@ try {
     log(`notification: ${JSON.stringify(note)}`);
     if (!note.includes('wafer: completions from wafer-tiny-code') || note.includes('wafer: wafer:'))
       fail(`the notification does not name the model once: ${JSON.stringify(note)}`);
+    // The bundled model serves: the offer to download the recommended one, once, with its
+    // actions (not taken here: there is no network).
+    const offer = page.locator('.notification-toast', { hasText: 'Download qwen2.5-coder-1.5b' });
+    await offer.first().waitFor({ timeout: 10000 });
+    const offerText = await offer.first().innerText();
+    log(`offer: ${JSON.stringify(offerText)}`);
+    if (!offerText.includes('Not now')) fail(`the offer has no "Not now" action: ${JSON.stringify(offerText)}`);
+    expectEq(1, await offer.count(), 'offers to download a model');
     console.log(`E2E PASSED (package): ${JSON.stringify(PACKAGE_PREFIX + line)} in the file; whole run ${((t() - t0) / 1000).toFixed(1)} s`);
     process.exit(0);
   }
