@@ -75,6 +75,7 @@ struct Options {
   bool ids = false;
   bool pieces = false;
   bool special = false;               // tokenize: parse special tokens written in the text
+  std::string workspace;              // info: list what the content exclusion leaves out of this folder
   bool json = false;
   bool residency = false;             // info: bytes per token vs caches and bandwidth
 

@@ -269,6 +269,9 @@ const std::vector<Setting> kTable = {
      .help = "machine-readable output"},
     {.flag = "--residency", .commands = "info", .kind = Switch, .field = &Options::residency,
      .help = "also measure read bandwidth and report the decode ceiling (bytes per token, caches)"},
+    {.flag = "--workspace", .commands = "info", .kind = String, .field = &Options::workspace, .metavar = "DIR",
+     .help = "list the files of DIR the content exclusion keeps out of prompts, each with the rule that excludes "
+             "it (built-in, a `.waferignore`, `--exclude`), instead of describing a model"},
     {.flag = "--prompt", .commands = "generate", .kind = String, .field = &Options::prompt, .metavar = "TEXT",
      .help = "prompt text"},
     {.flag = "--prompt-ids", .commands = "generate", .kind = String, .field = &Options::prompt_ids,

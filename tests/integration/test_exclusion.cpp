@@ -2,7 +2,8 @@
 // drives it: secret-bearing files (the built-in list, the workspace's .waferignore, the
 // user's .waferignore, the `exclude` setting) are never indexed, never extra context of
 // another document, never in the recent edits, and never sent to a remote backend, not
-// even when the editor opens one and asks for a completion in it.
+// even when the editor opens one and asks for a completion in it. `wafer info --workspace`
+// lists them with their rules.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -182,4 +183,30 @@ TEST_CASE("exclusion: nothing excluded reaches a remote backend", "[integration]
   CHECK(stats["counts"]["refused_excluded"] == static_cast<int>(excluded.size()));
   CHECK(c.shutdown_and_exit() == 0);
   for (const FakeInferenceServer::Request& r : server.requests()) check_none_of(kSecrets, r.head + r.body.dump());
+}
+
+TEST_CASE("exclusion: wafer info --workspace lists what is excluded and why", "[integration]") {
+  Workspace ws;
+  CacheDir cache(ws.cache);
+  const std::string dir = "'" + ws.dir.path().string() + "'";
+  auto r = run_wafer("info --workspace " + dir + " --exclude vendor_keys.py");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  for (const char* line : {"  .aws/  (built-in: .aws/)", "  .env  (built-in: .env)", "  id_rsa  (built-in: id_rsa*)",
+                           "  config/secrets.yaml  (built-in: secrets.yaml)",
+                           "  drafts/  (workspace .waferignore: drafts/)",
+                           "  mine.py  (user .waferignore: mine.py)", "  vendor_keys.py  (exclude setting: vendor_keys.py)"})
+    CHECK(r.out.find(line) != std::string::npos);
+  CHECK(r.out.find("excluded      7 ") != std::string::npos);
+  CHECK(r.out.find("main.py  (") == std::string::npos);
+
+  auto j = run_wafer("info --json --workspace " + dir);
+  REQUIRE(j.status == 0);
+  const json listed = json::parse(j.out);
+  CHECK(listed["excluded"].size() == 6);  // without the setting
+  CHECK(listed["workspace_file_found"] == true);
+  CHECK(listed["user_file_found"] == true);
+  CHECK(listed["excluded"][0] == json{{"path", ".aws/"}, {"source", "built-in"}, {"pattern", ".aws/"}});
+
+  CHECK(run_wafer("info --workspace " + dir + "/nothing-here").status == 1);
 }
