@@ -1,7 +1,8 @@
 // `wafer info [MODEL.gguf|NAME] [--json] [--residency]`: describes a GGUF model, by default
 // the one the daemon would serve (server/pull/model_choice.h), and says why it is the one (see
 // server/cli/model_info.h); --residency adds the decode ceiling on this machine
-// (server/cli/residency.h).
+// (server/cli/residency.h). `wafer info --workspace DIR` lists what the content exclusion
+// keeps out of prompts there instead (info_exclusion.cpp).
 #include <cstdio>
 #include <optional>
 
@@ -15,6 +16,7 @@
 namespace wafer {
 
 int run_info(const Options& o) {
+  if (!o.workspace.empty()) return run_info_workspace(o);
   std::string path = o.model;
   if (path.empty() && !o.positional.empty()) path = o.positional[0];
   if (o.positional.size() > (o.model.empty() ? 1u : 0u)) {

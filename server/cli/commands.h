@@ -15,6 +15,8 @@ int run_complete(const Options& options);
 int run_tokenize(const Options& options);
 int run_generate(const Options& options);
 int run_info(const Options& options);
+// `wafer info --workspace DIR` (info_exclusion.cpp).
+int run_info_workspace(const Options& options);
 int run_bench(const Options& options);
 int run_pull(const Options& options);
 

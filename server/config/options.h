@@ -47,6 +47,8 @@ struct Options {
   bool open_buffers = true;           // definitions from the other open documents in the extra context
   bool workspace_index = true;        // index the definitions of the workspace's files (index/workspace_index.h)
   int index_max_files = 5000;         // the index's cap on files
+  std::vector<std::string> exclude;   // gitignore patterns of files kept out of prompts (index/exclusion.h)
+  bool complete_excluded_files = true;  // an excluded document gets local completions (never remote ones)
   int alternatives = 3;               // suggestions for an invoked request: the greedy one + sampled (1: greedy only)
   double alternatives_temperature = 0.7;  // sampling of the alternatives
   double alternatives_top_p = 0.95;
@@ -73,6 +75,7 @@ struct Options {
   bool ids = false;
   bool pieces = false;
   bool special = false;               // tokenize: parse special tokens written in the text
+  std::string workspace;              // info: list what the content exclusion leaves out of this folder
   bool json = false;
   bool residency = false;             // info: bytes per token vs caches and bandwidth
 

@@ -150,6 +150,16 @@ const std::vector<Setting> kTable = {
     {.flag = "--index-max-files", .key = "indexMaxFiles", .commands = "lsp", .kind = Int,
      .field = &Options::index_max_files, .lo = 1, .hi = 1000000, .metavar = "N", .def = "5000",
      .help = "the workspace index stops after N files (and after 64 MiB of source)"},
+    {.flag = "--exclude", .key = "exclude", .commands = "lsp info", .kind = List, .field = &Options::exclude,
+     .metavar = "PATTERN,...", .def = "none",
+     .help = "files kept out of every prompt, in `.gitignore` syntax, besides the built-in list of secret-bearing "
+             "files and the `.waferignore` files: never indexed, never extra context, never sent to a remote "
+             "backend; `!PATTERN` takes a file of the built-in list back (see [Content "
+             "exclusion](#content-exclusion); the flag: comma-separated)"},
+    {.flag = "--complete-excluded-files", .key = "completeExcludedFiles", .commands = "lsp", .kind = OnOff,
+     .field = &Options::complete_excluded_files, .def = "on",
+     .help = "an excluded file open in the editor gets suggestions from the local engine, from its own text "
+             "only; off: none. A remote backend never completes in one"},
     {.flag = "--alternatives", .key = "alternatives", .commands = "lsp", .kind = Int,
      .field = &Options::alternatives, .lo = 1, .hi = 10, .metavar = "N", .def = "3",
      .help = "suggestions returned for an explicitly invoked inline request (`triggerKind` 1): the greedy one, "
@@ -259,6 +269,9 @@ const std::vector<Setting> kTable = {
      .help = "machine-readable output"},
     {.flag = "--residency", .commands = "info", .kind = Switch, .field = &Options::residency,
      .help = "also measure read bandwidth and report the decode ceiling (bytes per token, caches)"},
+    {.flag = "--workspace", .commands = "info", .kind = String, .field = &Options::workspace, .metavar = "DIR",
+     .help = "list the files of DIR the content exclusion keeps out of prompts, each with the rule that excludes "
+             "it (built-in, a `.waferignore`, `--exclude`), instead of describing a model"},
     {.flag = "--prompt", .commands = "generate", .kind = String, .field = &Options::prompt, .metavar = "TEXT",
      .help = "prompt text"},
     {.flag = "--prompt-ids", .commands = "generate", .kind = String, .field = &Options::prompt_ids,

@@ -98,7 +98,7 @@ std::string_view trim_trailing_spaces(std::string_view s) {
 
 bool glob_match(std::string_view pattern, std::string_view text) { return match_from(pattern, 0, text, 0); }
 
-void IgnoreRules::add(std::string_view text, std::string_view base) {
+void IgnoreRules::add(std::string_view text, std::string_view base, int origin) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
@@ -108,6 +108,8 @@ void IgnoreRules::add(std::string_view text, std::string_view base) {
     if (line.empty() || line[0] == '#') continue;
     Rule r;
     r.base = std::string(base);
+    r.line = std::string(line);
+    r.origin = origin;
     if (line[0] == '!') {
       r.negate = true;
       line.remove_prefix(1);
@@ -128,7 +130,12 @@ void IgnoreRules::add(std::string_view text, std::string_view base) {
 }
 
 bool IgnoreRules::ignored(std::string_view path, bool is_dir) const {
-  bool result = false;
+  const Rule* r = deciding(path, is_dir);
+  return r && !r->negate;
+}
+
+const IgnoreRules::Rule* IgnoreRules::deciding(std::string_view path, bool is_dir) const {
+  const Rule* result = nullptr;
   for (const Rule& r : rules_) {
     if (r.dir_only && !is_dir) continue;
     std::string_view rel = path;
@@ -143,7 +150,7 @@ bool IgnoreRules::ignored(std::string_view path, bool is_dir) const {
       const size_t slash = rel.rfind('/');
       hit = glob_match(r.pattern, slash == std::string_view::npos ? rel : rel.substr(slash + 1));
     }
-    if (hit) result = !r.negate;
+    if (hit) result = &r;
   }
   return result;
 }

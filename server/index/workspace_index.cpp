@@ -78,12 +78,17 @@ void parse_batch(std::vector<Pending>& batch, int threads, std::vector<std::shar
   batch.clear();
 }
 
+const ExclusionRules& exclusion_of(const IndexLimits& limits) {
+  static const ExclusionRules builtin;
+  return limits.exclusion ? *limits.exclusion : builtin;
+}
+
 }  // namespace
 
 std::shared_ptr<const IndexedFile> WorkspaceIndex::index_file(const std::string& root, const std::string& relative,
                                                               const IndexLimits& limits) {
   const grammars::Language* language = grammars::language_by_path(relative);
-  if (!language) return nullptr;
+  if (!language || exclusion_of(limits).excluded(relative)) return nullptr;
   std::string text;
   if (!read_small(path_from_utf8(root) / path_from_utf8(relative), limits.max_file_bytes, text)) return nullptr;
   return index_text(relative, *language, std::move(text));
@@ -95,6 +100,7 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
   index->root_ = root;
   index->names_ = limits.names;
   IgnoreRules rules;
+  const ExclusionRules& exclusion = exclusion_of(limits);
   size_t entries = 0, total = 0;
   // Depth first, folders in name order, each folder's .gitignore read before its entries.
   struct Folder {
@@ -129,6 +135,10 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
       const bool is_dir = e.is_directory(tec) && !e.is_symlink(tec);  // symlinked folders: not followed
       if (name == ".git" || rules.ignored(relative, is_dir)) {
         ++index->counts_.ignored;
+        continue;
+      }
+      if (exclusion.excluded(relative, is_dir)) {
+        ++index->counts_.excluded;
         continue;
       }
       if (is_dir) {

@@ -5,8 +5,8 @@
 //
 // An index is an immutable snapshot: built on a worker thread (WorkspaceIndex::build),
 // then swapped in whole; a changed file gives a new snapshot sharing every other file's
-// entry (with_file). The walk follows .gitignore files (index/gitignore.h) and skips .git,
-// and stops at the limits below: a file larger than max_file_bytes is left out, and the
+// entry (with_file). The walk follows .gitignore files (index/gitignore.h), skips .git and
+// the files the content exclusion names (index/exclusion.h: secrets never enter it), and stops at the limits below: a file larger than max_file_bytes is left out, and the
 // walk ends after max_files indexed files or max_total_bytes of source read.
 #pragma once
 
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "server/document/document_key.h"
+#include "server/index/exclusion.h"
 #include "server/prompt/extra_context.h"
 
 namespace wafer {
@@ -32,6 +33,7 @@ struct IndexLimits {
   size_t max_entries = 200000;            // folder entries looked at (a root such as $HOME)
   int threads = 0;                        // parsing threads (0: one per CPU; they inherit the caller's nice value)
   FileNameRules names;                    // how paths compare (file_key): "A.py" is "a.py" where case is ignored
+  std::shared_ptr<const ExclusionRules> exclusion;  // files never read (null: the built-in list)
 };
 
 struct IndexedFile {
@@ -46,6 +48,7 @@ class WorkspaceIndex {
     size_t files = 0, definitions = 0;
     size_t bytes = 0;             // memory held by the entries (estimate)
     size_t ignored = 0;           // files and folders left out by .gitignore
+    size_t excluded = 0;          // files and folders left out by the content exclusion
     size_t too_large = 0;         // files over max_file_bytes
     bool truncated = false;       // a limit ended the walk early
   };
@@ -55,7 +58,7 @@ class WorkspaceIndex {
   static std::shared_ptr<const WorkspaceIndex> build(const std::string& root, const IndexLimits& limits,
                                                      const std::atomic<bool>* cancel = nullptr);
   // The file's definitions read from disk (nullptr when it is not a file of a bundled
-  // language, cannot be read or is over the size limit).
+  // language, is excluded, cannot be read or is over the size limit).
   static std::shared_ptr<const IndexedFile> index_file(const std::string& root, const std::string& relative,
                                                        const IndexLimits& limits);
   // This index with one file's entry replaced, added (file) or removed (nullptr).

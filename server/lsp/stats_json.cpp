@@ -65,9 +65,11 @@ json stats_json(const Stats& stats, const ServiceStatus& status, const Options& 
     s["workspace_index"] = {{"enabled", ix.enabled}, {"root", ix.root.empty() ? json() : json(ix.root)}};
   } else {
     const WorkspaceIndex::Counts& c = ix.counts;
-    s["workspace_index"] = {{"enabled", ix.enabled},   {"root", ix.root},           {"files", c.files},
-                            {"definitions", c.definitions}, {"kib", c.bytes / 1024}, {"ignored", c.ignored},
-                            {"too_large", c.too_large},   {"truncated", c.truncated}, {"build_ms", ix.build_ms},
+    s["workspace_index"] = {{"enabled", ix.enabled},        {"root", ix.root},
+                            {"files", c.files},             {"definitions", c.definitions},
+                            {"kib", c.bytes / 1024},        {"ignored", c.ignored},
+                            {"excluded_files", c.excluded}, {"too_large", c.too_large},
+                            {"truncated", c.truncated},     {"build_ms", ix.build_ms},
                             {"generation", ix.generation}};
   }
   return s;

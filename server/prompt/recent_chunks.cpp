@@ -38,6 +38,11 @@ void RecentChunks::close_active() {
   push(std::move(r.uri), std::move(text));
 }
 
+void RecentChunks::forget(const std::string& uri) {
+  if (active_ && active_->uri == uri) active_.reset();
+  if (std::erase_if(chunks_, [&](const Chunk& c) { return c.uri == uri; }) > 0) ++generation_;
+}
+
 void RecentChunks::push(std::string uri, std::string text) {
   // The same place again replaces its older chunk (a chunk that now contains it, or that it contains).
   std::erase_if(chunks_, [&](const Chunk& c) {

@@ -49,6 +49,9 @@ class RecentChunks {
   Yank yanked_lines(const Snapshot& s, size_t first, size_t last);
   Yank yanked_text(std::string uri, std::string_view text);
 
+  // Drops the document's chunks and its active region (its text must not be shown).
+  void forget(const std::string& uri);
+
   // The document's text as it reads now, for closing its region when the user moves on
   // (nullptr: closed; the region is dropped).
   using SnapshotOf = std::function<std::shared_ptr<const Snapshot>(const std::string& uri)>;

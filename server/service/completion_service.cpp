@@ -16,6 +16,7 @@ CompletionService::CompletionService(uv_loop_t* loop, ServiceOptions options, Lo
       scheduler_(std::make_unique<Scheduler>(loop)),
       mapping_faults_seen_(mapped_file_faults()) {
   recent_.set_snapshot_of([this](const std::string& uri) -> std::shared_ptr<const Snapshot> {
+    if (excluded(uri)) return nullptr;
     std::optional<Workspace::View> v = workspace_.get(uri);
     return v ? v->snapshot : nullptr;
   });
@@ -32,20 +33,29 @@ void CompletionService::close() {
 }
 
 void CompletionService::configure(ServiceOptions next, bool reload) {
+  const bool exclusion_changed = next.exclusion.patterns != options_.exclusion.patterns ||
+                                 next.exclusion.user_file != options_.exclusion.user_file;
   options_ = std::move(next);
+  if (exclusion_changed) {
+    refresh_exclusion();
+    build_index();
+  }
   if (reload && started_) load_model();
 }
 
 void CompletionService::start() {
   started_ = true;
+  refresh_exclusion();
   load_model();
   if (!root_uri_.empty()) start_index(root_uri_);
 }
 
 void CompletionService::open(const DocumentText& document) {
   workspace_.open(document);
+  note_exclusion(document.uri);
   rhythm_[document.uri].keystroke(std::chrono::steady_clock::now(), /*opening=*/true);
   stats_.count("documents_opened");
+  if (excluded(document.uri)) stats_.count("excluded_documents_opened");
   if (root_uri_.empty() && index_root_.empty()) start_index(document.uri);
 }
 
@@ -64,7 +74,7 @@ Status CompletionService::change(const std::string& uri, int64_t version, const 
   rhythm_[uri].keystroke(t0);
   // The line of the first ranged change joins the recent edits (a whole-text change says
   // nothing about a place).
-  if (options_.prompt.recent_tokens > 0)
+  if (options_.prompt.recent_tokens > 0 && !excluded(uri))
     for (const TextChange& c : changes) {
       if (!c.range) continue;
       if (std::optional<Workspace::View> v = workspace_.get(uri)) recent_.edited(*v->snapshot, c.range->start.line);
@@ -80,6 +90,7 @@ bool CompletionService::close(const std::string& uri) {
   scheduler_->supersede(ahead_key(uri));
   definitions_.erase(uri);
   extra_choice_.erase(uri);
+  excluded_documents_.erase(uri);
   const bool was_open = workspace_.close(uri);
   if (!was_open) log_.warn("didClose for a document that is not open: " + uri);
   file_changed(uri);  // the index has its text from disk again
@@ -95,6 +106,10 @@ Status CompletionService::yank_range(const std::string& uri, const TextRange& r)
   std::optional<Workspace::View> v = workspace_.get(uri);
   if (!v) {
     log_.warn("wafer/yank ignored: the document is not open: " + uri);
+    return {};
+  }
+  if (excluded(uri)) {
+    log_.debug("wafer/yank ignored: the document is excluded from prompts");
     return {};
   }
   Result<size_t> begin = offset_at(*v->snapshot, r.start, encoding_);
@@ -116,6 +131,10 @@ void CompletionService::yank_text(const std::string& uri, const std::string& tex
   stats_.count("yanks");
   if (options_.prompt.recent_tokens <= 0) {
     log_.debug("wafer/yank ignored: recentTokens is 0");
+    return;
+  }
+  if (rules_exclude(uri)) {
+    log_.debug("wafer/yank ignored: the document is excluded from prompts");
     return;
   }
   note_yank(recent_.yanked_text(uri, text), uri);

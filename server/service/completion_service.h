@@ -25,6 +25,7 @@
 
 #include "server/document/text_types.h"
 #include "server/document/workspace.h"
+#include "server/index/exclusion.h"
 #include "server/index/index_worker.h"
 #include "server/prompt/context.h"
 #include "server/prompt/extra_context.h"
@@ -226,8 +227,23 @@ class CompletionService {
   void submit_idle_prefill(const std::string& uri, int64_t version, CompletionRequest request,
                            const IdlePrefillStats& names);
   void count_prefilled_parts(const Timings& t);
+  // service_exclusion.cpp
+  // Reads the exclusion rules again (a new root, setting or .waferignore) and decides anew
+  // which open documents they exclude.
+  void refresh_exclusion();
+  // Whether the rules exclude an open document, and by which rule (null: not excluded).
+  const Exclusion* excluded(const std::string& uri) const;
+  // The same for any URI, open or not, from the rules themselves.
+  std::optional<Exclusion> rules_exclude(const std::string& uri) const;
+  // Whether an excluded document gets completions: from the local engine only, and only
+  // with completeExcludedFiles.
+  bool excluded_may_complete() const;
+  // Decides whether the rules exclude an open document (on opening it).
+  void note_exclusion(const std::string& uri);
   // service_index.cpp
   void start_index(const std::string& uri);
+  // (Re)builds the index of index_root_ with the current rules (none: nothing to do).
+  void build_index();
   std::vector<ExtraSource> index_sources(const std::vector<std::string>& names, std::string_view language);
 
   uv_loop_t* loop_;
@@ -269,6 +285,12 @@ class CompletionService {
   std::shared_ptr<const WorkspaceIndex> index_;
   int64_t index_generation_ = 0;
   double index_build_ms_ = 0;
+  // Content exclusion: the rules (for the folder exclusion_root_) and the open documents
+  // they exclude. An excluded document's text never joins another prompt or the recent
+  // edits, and it is never sent to a remote backend.
+  std::shared_ptr<const ExclusionRules> exclusion_ = std::make_shared<const ExclusionRules>();
+  std::string exclusion_root_;
+  std::map<std::string, Exclusion, std::less<>> excluded_documents_;
   // The typing rhythm per document (typing_rhythm.h): the debounce counts from the last
   // keystroke, so a client that waited before asking does not wait twice, and an automatic
   // request's first-token budget follows the gaps between keystrokes. Like every

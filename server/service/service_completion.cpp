@@ -27,7 +27,7 @@ class DocumentExtraContext final : public ExtraContextSource {
   std::vector<ExtraSource> others(const std::vector<std::string>& names) override {
     std::vector<ExtraSource> sources;
     for (const std::string& other : s_.workspace_.uris()) {  // sorted: a stable order
-      if (other == uri_ || !s_.options_.open_buffers) continue;
+      if (other == uri_ || !s_.options_.open_buffers || s_.excluded(other)) continue;
       std::optional<Workspace::View> v = s_.workspace_.get(other);
       if (!v || !v->language || !related_languages(v->language->name, view_.language->name)) continue;
       sources.push_back({prompt_path(s_.root_uri_, other), &s_.definitions(other, *v), 0, 0, false});
@@ -46,7 +46,7 @@ class DocumentExtraContext final : public ExtraContextSource {
   std::vector<ContextFile> keep(size_t window_begin, int budget, const ChooseExtra& choose) override {
     std::vector<std::pair<std::string, int64_t>> others;  // the documents it may draw on, and their versions
     for (const std::string& other : s_.workspace_.uris()) {
-      if (other == uri_ || !s_.options_.open_buffers) continue;
+      if (other == uri_ || !s_.options_.open_buffers || s_.excluded(other)) continue;
       std::optional<Workspace::View> v = s_.workspace_.get(other);
       if (v && v->language && related_languages(v->language->name, view_.language->name))
         others.emplace_back(other, v->snapshot->version);
@@ -90,7 +90,7 @@ PreparedCompletion CompletionService::prepare(const std::string& uri, const Work
   site.uri = uri;
   site.view = &view;
   site.offset = offset;
-  site.extra = &extra;
+  site.extra = excluded(uri) ? nullptr : &extra;  // an excluded document: its own text alone
   PreparedCompletion p = prepare_completion(site);
   if (!p.request.extra.empty()) stats_.count("extra_context");
   // Estimated tokens per source of extra context (sums over requests: divide by inline_requests).
@@ -139,6 +139,7 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   Result<size_t> offset = offset_at(*view->snapshot, query.position, encoding_);
   if (!offset) return make_error("position: " + offset.error().message);
   stats_.count(inline_kind ? "inline_requests" : "completion_requests");
+  if (excluded(uri)) stats_.count("excluded_documents_requests");
   // The cursor as the client should see it in answers (a character past the line end was
   // clamped to the line end).
   const TextPosition cursor = position_at(*view->snapshot, *offset, encoding_);
@@ -146,6 +147,7 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   if (view->out_of_sync) refused = "refused_out_of_sync";
   else if (!options_.language_enabled(view->snapshot->language_id)) refused = "refused_language";
   else if (!scheduler_->model_info() && !model_loading_) refused = "refused_no_model";
+  else if (excluded(uri) && !excluded_may_complete()) refused = "refused_excluded";
   if (refused) {
     stats_.count(refused);
     CompletionAnswer a;

@@ -63,13 +63,26 @@ void CompletionService::start_index(const std::string& uri) {
                   " ms (" + index_->root() + (c.truncated ? "; stopped at a limit" : "") + ")");
       }
     });
+  refresh_exclusion();  // the root's .waferignore
+  build_index();
+}
+
+void CompletionService::build_index() {
+  if (!index_worker_ || index_root_.empty() || !options_.index.enabled) return;
   IndexLimits limits;
   limits.names = native_file_name_rules();
   limits.max_files = static_cast<size_t>(options_.index.max_files);
-  index_worker_->build(root, limits);
+  limits.exclusion = exclusion_;
+  index_worker_->build(index_root_, limits);
 }
 
 void CompletionService::file_changed(const std::string& uri) {
+  // The workspace's .waferignore changed: new rules, and the index built with them.
+  if (!exclusion_root_.empty() && relative_to(exclusion_root_, uri) == kWaferIgnore) {
+    refresh_exclusion();
+    build_index();
+    return;
+  }
   if (!index_worker_ || index_root_.empty()) return;
   const std::string relative = relative_to(index_root_, uri);
   if (!relative.empty()) index_worker_->update(relative);

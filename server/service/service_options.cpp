@@ -5,6 +5,7 @@
 
 #include "server/config/options.h"
 #include "server/config/settings_table.h"
+#include "server/index/exclusion.h"
 
 namespace wafer {
 
@@ -55,6 +56,9 @@ ServiceOptions service_options(const Options& o) {
   s.alternatives.top_p = o.alternatives_top_p;
   s.index.enabled = o.workspace_index;
   s.index.max_files = o.index_max_files;
+  s.exclusion.patterns = o.exclude;
+  s.exclusion.complete_excluded = o.complete_excluded_files;
+  s.exclusion.user_file = user_exclusion_file();
   s.model.backend = o.backend;
   s.model.fake_engine = o.fake_engine;
   s.model.engine = engine_options(o);

@@ -41,6 +41,13 @@ struct IndexOptions {
   int max_files = 0;     // indexMaxFiles
 };
 
+// Content exclusion (index/exclusion.h): files kept out of every prompt.
+struct ExclusionOptions {
+  std::vector<std::string> patterns;  // exclude
+  bool complete_excluded = true;      // completeExcludedFiles: local completions in an excluded document
+  std::string user_file;              // the user's .waferignore (user_exclusion_file())
+};
+
 // Where completions come from: the local engine (or the scripted one) or a remote backend.
 struct ModelOptions {
   std::string backend;      // backend: local, llama-server or openai
@@ -53,6 +60,7 @@ struct ServiceOptions {
   SchedulingOptions scheduling;
   AlternativesOptions alternatives;
   IndexOptions index;
+  ExclusionOptions exclusion;
   ModelOptions model;
   PromptOptions prompt;
   bool open_buffers = false;           // openBuffers: the other open documents in the extra context

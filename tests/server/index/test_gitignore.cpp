@@ -52,3 +52,24 @@ TEST_CASE("gitignore: a nested .gitignore applies below its folder only", "[giti
   CHECK_FALSE(r.ignored("vendor", true));
   CHECK(r.ignored("pkg/a.tmp", false));  // the root's rules still apply below
 }
+
+TEST_CASE("gitignore: the deciding rule, as written, with its origin", "[gitignore]") {
+  IgnoreRules r;
+  r.add("*.log\n/build/\n", "", 1);
+  r.add("!keep.log\n", "", 2);
+  const IgnoreRules::Rule* d = r.deciding("x/app.log", false);
+  REQUIRE(d);
+  CHECK(d->line == "*.log");
+  CHECK(d->origin == 1);
+  CHECK_FALSE(d->negate);
+  d = r.deciding("keep.log", false);
+  REQUIRE(d);
+  CHECK(d->line == "!keep.log");
+  CHECK(d->origin == 2);
+  CHECK(d->negate);  // re-included: decided, but not ignored
+  CHECK_FALSE(r.ignored("keep.log", false));
+  d = r.deciding("build", true);
+  REQUIRE(d);
+  CHECK(d->line == "/build/");
+  CHECK(r.deciding("main.py", false) == nullptr);
+}

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "server/lsp/settings.h"
+#include "server/service/service_options.h"
 
 using namespace wafer;
 using json = nlohmann::json;
@@ -173,4 +174,18 @@ TEST_CASE("settings: warm turns the warm-up off and on", "[settings]") {
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message.find("warm: expected a boolean") == 0);
   CHECK(o.warm);
+}
+
+TEST_CASE("settings: exclude and completeExcludedFiles reach the service's options without a reload", "[settings]") {
+  Options o;
+  CHECK(o.exclude.empty());
+  CHECK(o.complete_excluded_files);
+  Options next = o;
+  REQUIRE(apply_settings(next, json::parse(R"({"exclude":["*.secret.py","drafts/"],"completeExcludedFiles":false})")));
+  CHECK(next.exclude == std::vector<std::string>{"*.secret.py", "drafts/"});
+  CHECK_FALSE(engine_changed(o, next));
+  const ServiceOptions s = service_options(next);
+  CHECK(s.exclusion.patterns == next.exclude);
+  CHECK_FALSE(s.exclusion.complete_excluded);
+  CHECK_FALSE(apply_settings(next, json::parse(R"({"exclude":"*.py"})")));  // a list, not a string
 }
