@@ -220,6 +220,11 @@ std::string format_server_stats(const json& stats) {
     out += "server: extra context per request (estimated tokens, mean): open files " + fmt("%.0f", sources[0] / requests) +
            ", workspace index " + fmt("%.0f", sources[1] / requests) + ", same file " +
            fmt("%.0f", sources[2] / requests) + ", recent edits " + fmt("%.0f", sources[3] / requests) + "\n";
+  // Keystrokes answered with nothing on purpose: what the replay's shown rate does not count.
+  if (count("confidence_reported") > 0)
+    out += "server: the confidence gate held back " + fmt("%.0f", count("held_back_low_confidence")) + " of " +
+           fmt("%.0f", count("confidence_reported")) + " suggestions (" + fmt("%.0f", count("retracted_low_confidence")) +
+           " after their start had streamed)\n";
   if (latency.contains("background_wait_ms"))
     out += "server: waited behind background work p50 " + ms(p("background_wait_ms", "p50")) + "  p99 " +
            ms(p("background_wait_ms", "p99")) + " ms; behind the early prefill of its own prompt p50 " +

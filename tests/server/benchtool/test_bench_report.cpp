@@ -179,3 +179,12 @@ TEST_CASE("server stats: answers served without the engine, with their time insi
   out = format_server_stats(stats);
   CHECK(out.find("server: 3 answers from the continuation decoded ahead, p50 0.5") != std::string::npos);
 }
+
+TEST_CASE("server stats: what the confidence gate held back, and how much of it had streamed") {
+  nlohmann::json stats = {{"counts", {{"confidence_reported", 40}, {"held_back_low_confidence", 9}, {"retracted_low_confidence", 2}}},
+                          {"latency_ms", nlohmann::json::object()}};
+  CHECK(format_server_stats(stats).find("server: the confidence gate held back 9 of 40 suggestions (2 after their start "
+                                        "had streamed)\n") != std::string::npos);
+  stats["counts"] = nlohmann::json::object();  // a remote backend reports no confidence: no line
+  CHECK(format_server_stats(stats).find("confidence gate") == std::string::npos);
+}
