@@ -51,8 +51,10 @@ TEST_CASE("lsp session: initialize / open / burst of completions / shutdown / ex
                                           {"chunk_bytes", 3},
                                           {"token_ms", 1}});
   // The three requests below must all arrive within one debounce, so each supersedes the
-  // one before; 300 ms leaves room for a loaded machine or a client running under wine.
-  LspClient c({"--fake-engine", script, "--debounce-ms", "300"});
+  // one before; 300 ms leaves room for a loaded machine or a client running under wine. No
+  // early prefill: its end would end the debounce at once (the fake engine prefills in no
+  // time), and a slow client's second request could come after the first was answered.
+  LspClient c({"--fake-engine", script, "--debounce-ms", "300", "--early-prefill", "off"});
   json init = c.initialize({{"general", {{"positionEncodings", {"utf-16"}}}}});
   CHECK(init["result"]["capabilities"]["positionEncoding"] == "utf-16");
   CHECK(init["result"]["capabilities"]["inlineCompletionProvider"] == true);
