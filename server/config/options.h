@@ -33,6 +33,8 @@ struct Options {
   // lsp
   std::string listen;                 // "127.0.0.1:PORT"; empty: stdio
   bool allow_remote = false;
+  std::string token_file;             // --listen: the token clients present; empty: a fresh one (cli/listen_token_file.h)
+  int token_timeout_ms = 5000;        // --listen: a client's token line must arrive within this long
   int debounce_ms = 75;
   std::string log_file;
   int max_tokens = 64;                // completion budget in tokens

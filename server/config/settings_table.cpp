@@ -225,6 +225,15 @@ const std::vector<Setting> kTable = {
              "vscode-languageclient append it)"},
     {.flag = "--allow-remote", .commands = "lsp", .kind = Switch, .field = &Options::allow_remote, .def = "off",
      .help = "allow `--listen` on a non-loopback address"},
+    {.flag = "--token-file", .commands = "lsp", .kind = String, .field = &Options::token_file, .metavar = "PATH",
+     .def = "a fresh token",
+     .help = "with `--listen`: the file holding the token a client must send first (see [Listening on "
+             "TCP](#listening-on-tcp)); refused when others may read it (POSIX). Unset: a random token is written "
+             "to `wafer/lsp-PID.token` in the cache folder, readable only by you, its path printed on stderr and "
+             "the file removed at exit"},
+    {.flag = "--token-timeout-ms", .commands = "lsp", .kind = Int, .field = &Options::token_timeout_ms, .lo = 1,
+     .hi = 600000, .metavar = "N", .def = "5000",
+     .help = "with `--listen`: a client that has not sent its token line within this long is refused"},
     {.flag = "--log-file", .commands = "lsp", .kind = String, .field = &Options::log_file, .metavar = "PATH",
      .def = "stderr", .help = "append the daemon's log to PATH"},
     {.flag = "--fake-engine", .commands = "lsp bench", .kind = String, .field = &Options::fake_engine,
