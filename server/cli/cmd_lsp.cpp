@@ -1,6 +1,7 @@
 // `wafer lsp`: the Language Server Protocol daemon on stdio (default) or one loopback TCP
 // connection (--listen). Exit code 0 after shutdown + exit, 1 when exit (or the end of
 // input) comes without shutdown, as the LSP specification says; 2 for usage errors.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -39,10 +40,11 @@ int run_lsp(const Options& options) {
   uv_loop_init(&loop);
   Logger log(options.log_file);
 
+  const size_t max_body = static_cast<size_t>(std::max(options.max_message_mib, 1)) << 20;
   std::unique_ptr<Transport> transport;
   ListenToken listen_token;
   if (options.listen.empty()) {
-    transport = make_stdio_transport(&loop);
+    transport = make_stdio_transport(&loop, 0, 1, max_body);
   } else {
     Result<ListenAddress> address = parse_listen_address(options.listen);
     if (!address) {
@@ -62,7 +64,7 @@ int run_lsp(const Options& options) {
       std::fprintf(stderr, "wafer lsp: listening on %s:%d\n", address->host.c_str(), port);
       std::fprintf(stderr, "wafer lsp: token file %s\n", utf8_from_path(listen_token.file).c_str());
       std::fflush(stderr);
-    });
+    }, max_body);
     if (!t) {
       remove_generated(listen_token);
       std::fprintf(stderr, "wafer lsp: %s\n", t.error().message.c_str());
