@@ -151,7 +151,7 @@ int run_one(const uint8_t* data, size_t size) {
 
   wafer::Workspace ws;
   Reference ref = Reference::from(pieces(in));
-  ws.open({uri, "python", 1, ref.text()});
+  if (!ws.open({uri, "python", 1, ref.text()})) fail("open refused without limits");
   int64_t version = 1;
   bool out_of_sync = false;  // a refused change makes it true, a full text false again
   while (!in.done()) {

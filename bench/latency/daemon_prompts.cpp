@@ -43,7 +43,7 @@ CompletionRequest DaemonPrompts::request(const std::string& text, size_t cursor)
   // The whole text as a new version (a full-text didChange): the tree is parsed afresh,
   // which costs the benchmark a little time outside the engine and changes nothing in
   // the prompt.
-  s.workspace.open({s.uri, s.language, ++s.version, text});
+  (void)s.workspace.open({s.uri, s.language, ++s.version, text});  // no limits set: it cannot fail
   const std::optional<Workspace::View> view = s.workspace.get(s.uri);
   // The document's own definitions, and the extra context kept while the window stays
   // put, as the service keeps it.

@@ -303,8 +303,9 @@ int main(int argc, char** argv) {
     const std::string language_id = lang ? std::string(lang->name) : "plaintext";
     const std::string& root = root_of[path.string()];
     const std::string root_uri = uri_from_path(root);
-    Workspace workspace;
-    workspace.open({uri, language_id, 1, text.substr(0, cursor) + text.substr(snap0->line_starts[line] + l.size())});
+    Workspace workspace;  // no limits set: open() cannot fail
+    (void)workspace.open(
+        {uri, language_id, 1, text.substr(0, cursor) + text.substr(snap0->line_starts[line] + l.size())});
     std::vector<std::string> open_paths;  // relative to the root, sorted: the index leaves them out
     open_paths.push_back(fs::relative(path, root).generic_string());
     for (size_t k = 1, opened = 0; opened < static_cast<size_t>(open_files) && k < files.size(); ++k) {
@@ -312,7 +313,7 @@ int main(int argc, char** argv) {
         if (idx >= files.size() || root_of[files[idx].string()] != root || opened == static_cast<size_t>(open_files))
           continue;
         const grammars::Language* other = grammars::language_by_path(files[idx].string());
-        workspace.open({uri_from_path(fs::absolute(files[idx]).lexically_normal().string()),
+        (void)workspace.open({uri_from_path(fs::absolute(files[idx]).lexically_normal().string()),
                         other ? std::string(other->name) : "plaintext", 1, read(files[idx])});
         open_paths.push_back(fs::relative(files[idx], root).generic_string());
         ++opened;

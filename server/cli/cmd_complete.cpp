@@ -146,7 +146,8 @@ int run_complete(const Options& o) {
   const std::string root_uri = uri_from_path(workspace_root_of(path));
   const grammars::Language* language = grammars::language_by_path(path);
   Workspace workspace{native_file_name_rules()};
-  workspace.open({uri, language ? std::string(language->name) : "plaintext", 1, text});
+  if (Status st = workspace.open({uri, language ? std::string(language->name) : "plaintext", 1, text}); !st)
+    return fail(st.error().message);
   const std::optional<Workspace::View> view = workspace.get(uri);
   if (!view) return fail("cannot open " + uri);
 

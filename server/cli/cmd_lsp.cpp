@@ -1,19 +1,33 @@
 // `wafer lsp`: the Language Server Protocol daemon on stdio (default) or one loopback TCP
 // connection (--listen). Exit code 0 after shutdown + exit, 1 when exit (or the end of
 // input) comes without shutdown, as the LSP specification says; 2 for usage errors.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <system_error>
 
 #include <uv.h>
 
+#include "engine/base/path_utf8.h"
 #include "server/cli/commands.h"
+#include "server/cli/listen_token_file.h"
 #include "server/platform/platform.h"
 #include "server/service/log.h"
 #include "server/lsp/lsp_server.h"
 #include "server/lsp/transport.h"
 
 namespace wafer {
+namespace {
+
+// The token file the daemon wrote is of no use once it stops.
+void remove_generated(const ListenToken& token) {
+  std::error_code ec;
+  if (token.generated) std::filesystem::remove(token.file, ec);
+}
+
+}  // namespace
 
 int run_lsp(const Options& options) {
   if (!options.positional.empty()) {
@@ -26,21 +40,33 @@ int run_lsp(const Options& options) {
   uv_loop_init(&loop);
   Logger log(options.log_file);
 
+  const size_t max_body = static_cast<size_t>(std::max(options.max_message_mib, 1)) << 20;
   std::unique_ptr<Transport> transport;
+  ListenToken listen_token;
   if (options.listen.empty()) {
-    transport = make_stdio_transport(&loop);
+    transport = make_stdio_transport(&loop, 0, 1, max_body);
   } else {
     Result<ListenAddress> address = parse_listen_address(options.listen);
     if (!address) {
       std::fprintf(stderr, "wafer lsp: %s\n", address.error().message.c_str());
       return kExitUsage;
     }
-    auto t = make_tcp_transport(&loop, *address, options.allow_remote, [&](int port) {
-      // Editors and tests read the port from this line (useful with port 0).
+    Result<ListenToken> token = load_or_make_listen_token(options.token_file);
+    if (!token) {
+      std::fprintf(stderr, "wafer lsp: %s\n", token.error().message.c_str());
+      return kExitFailure;
+    }
+    listen_token = *token;
+    ListenAuth auth{token->token, options.token_timeout_ms,
+                    [&](const std::string& reason) { log.warn("refused a TCP client: " + reason); }};
+    auto t = make_tcp_transport(&loop, *address, options.allow_remote, std::move(auth), [&](int port) {
+      // Editors and tests read the port and the token file from these lines (port 0).
       std::fprintf(stderr, "wafer lsp: listening on %s:%d\n", address->host.c_str(), port);
+      std::fprintf(stderr, "wafer lsp: token file %s\n", utf8_from_path(listen_token.file).c_str());
       std::fflush(stderr);
-    });
+    }, max_body);
     if (!t) {
+      remove_generated(listen_token);
       std::fprintf(stderr, "wafer lsp: %s\n", t.error().message.c_str());
       return kExitFailure;
     }
@@ -91,6 +117,7 @@ int run_lsp(const Options& options) {
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint), nullptr);
   uv_run(&loop, UV_RUN_DEFAULT);  // finish closing handles
   uv_loop_close(&loop);
+  remove_generated(listen_token);
   return exit_code;
 }
 

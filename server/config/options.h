@@ -33,6 +33,13 @@ struct Options {
   // lsp
   std::string listen;                 // "127.0.0.1:PORT"; empty: stdio
   bool allow_remote = false;
+  std::string token_file;             // --listen: the token clients present; empty: a fresh one (cli/listen_token_file.h)
+  int token_timeout_ms = 5000;        // --listen: a client's token line must arrive within this long
+  // What one client may make the daemon hold (flags only: a client must not raise its own).
+  int max_message_mib = 64;           // one LSP message's Content-Length
+  int max_open_documents = 1000;
+  int max_document_mib = 256;         // the texts of the open documents together
+  int max_pending_requests = 64;      // requests received and not answered yet
   int debounce_ms = 75;
   std::string log_file;
   int max_tokens = 64;                // completion budget in tokens

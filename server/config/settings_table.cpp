@@ -225,6 +225,29 @@ const std::vector<Setting> kTable = {
              "vscode-languageclient append it)"},
     {.flag = "--allow-remote", .commands = "lsp", .kind = Switch, .field = &Options::allow_remote, .def = "off",
      .help = "allow `--listen` on a non-loopback address"},
+    {.flag = "--token-file", .commands = "lsp", .kind = String, .field = &Options::token_file, .metavar = "PATH",
+     .def = "a fresh token",
+     .help = "with `--listen`: the file holding the token a client must send first (see [Listening on "
+             "TCP](#listening-on-tcp)); refused when others may read it (POSIX). Unset: a random token is written "
+             "to `wafer/lsp-PID.token` in the cache folder, readable only by you, its path printed on stderr and "
+             "the file removed at exit"},
+    {.flag = "--token-timeout-ms", .commands = "lsp", .kind = Int, .field = &Options::token_timeout_ms, .lo = 1,
+     .hi = 600000, .metavar = "N", .def = "5000",
+     .help = "with `--listen`: a client that has not sent its token line within this long is refused"},
+    {.flag = "--max-message-mib", .commands = "lsp", .kind = Int, .field = &Options::max_message_mib, .lo = 1,
+     .hi = 2047, .metavar = "N", .def = "64",
+     .help = "the largest LSP message a client may send, in MiB: a larger `Content-Length` is answered with a "
+             "parse error and its body skipped unread (see [Limits per client](#limits-per-client))"},
+    {.flag = "--max-open-documents", .commands = "lsp", .kind = Int, .field = &Options::max_open_documents, .lo = 1,
+     .hi = 1000000, .metavar = "N", .def = "1000",
+     .help = "documents a client may keep open; a `didOpen` past it is refused with an error message"},
+    {.flag = "--max-document-mib", .commands = "lsp", .kind = Int, .field = &Options::max_document_mib, .lo = 1,
+     .hi = 65536, .metavar = "N", .def = "256",
+     .help = "the texts of a client's open documents together, in MiB; a `didOpen` or `didChange` past it is "
+             "refused with an error message"},
+    {.flag = "--max-pending-requests", .commands = "lsp", .kind = Int, .field = &Options::max_pending_requests,
+     .lo = 1, .hi = 100000, .metavar = "N", .def = "64",
+     .help = "requests a client may have unanswered at once; one more is answered at once with an error"},
     {.flag = "--log-file", .commands = "lsp", .kind = String, .field = &Options::log_file, .metavar = "PATH",
      .def = "stderr", .help = "append the daemon's log to PATH"},
     {.flag = "--fake-engine", .commands = "lsp bench", .kind = String, .field = &Options::fake_engine,

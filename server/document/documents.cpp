@@ -133,8 +133,26 @@ TextPosition position_at(const Snapshot& s, size_t offset, PositionEncoding enc)
   return {static_cast<int64_t>(line), character};
 }
 
-void DocumentStore::open(const DocumentText& item) {
-  docs_[document_key(item.uri, rules_)] = make_snapshot(item.uri, item.language_id, item.version, item.text);
+Result<size_t> DocumentStore::total_after(size_t old_bytes, size_t new_bytes, const std::string& uri) const {
+  const size_t total = total_bytes_ - old_bytes + new_bytes;
+  if (total > limits_.max_total_bytes)
+    return make_error("the open documents would hold " + std::to_string(total) + " bytes, more than the limit of " +
+                      std::to_string(limits_.max_total_bytes) + " (--max-document-mib); " + uri +
+                      " is left as it was: close documents to make room");
+  return total;
+}
+
+Status DocumentStore::open(const DocumentText& item) {
+  std::string key = document_key(item.uri, rules_);
+  auto it = docs_.find(key);
+  if (it == docs_.end() && docs_.size() >= limits_.max_documents)
+    return make_error("too many open documents: the limit is " + std::to_string(limits_.max_documents) +
+                      " (--max-open-documents); " + item.uri + " is not opened: close documents to make room");
+  Result<size_t> total = total_after(it == docs_.end() ? 0 : it->second->text.size(), item.text.size(), item.uri);
+  if (!total) return total.error();
+  docs_[std::move(key)] = make_snapshot(item.uri, item.language_id, item.version, item.text);
+  total_bytes_ = *total;
+  return {};
 }
 
 Result<DocumentStore::Applied> DocumentStore::change(const std::string& uri, int64_t version,
@@ -175,12 +193,21 @@ Result<DocumentStore::Applied> DocumentStore::change(const std::string& uri, int
     bumped->version = version;
     current = std::move(bumped);
   }
+  Result<size_t> total = total_after(it->second->text.size(), current->text.size(), uri);
+  if (!total) return total.error();
+  total_bytes_ = *total;
   applied.snapshot = current;
   it->second = std::move(current);
   return applied;
 }
 
-bool DocumentStore::close(const std::string& uri) { return docs_.erase(document_key(uri, rules_)) > 0; }
+bool DocumentStore::close(const std::string& uri) {
+  auto it = docs_.find(document_key(uri, rules_));
+  if (it == docs_.end()) return false;
+  total_bytes_ -= it->second->text.size();
+  docs_.erase(it);
+  return true;
+}
 
 std::shared_ptr<const Snapshot> DocumentStore::get(const std::string& uri) const {
   auto it = docs_.find(document_key(uri, rules_));

@@ -57,15 +57,25 @@ struct ByteEdit {
 // The edit that inserts `inserted` at byte `at` of `text`.
 ByteEdit insertion_edit(std::string_view text, size_t at, std::string_view inserted);
 
+// Caps on what the client may keep open, so that it cannot make the daemon hold any
+// amount of text (the settings --max-open-documents and --max-document-mib).
+struct DocumentLimits {
+  size_t max_documents = SIZE_MAX;
+  size_t max_total_bytes = SIZE_MAX;  // the texts of all open documents together
+};
+
 // Documents are found by their key (document_key.h): under the rules given, two spellings
 // of one file's URI name one document, which keeps the URI it was opened with.
 class DocumentStore {
  public:
   explicit DocumentStore(FileNameRules rules = {}) : rules_(rules) {}
-  // Opens (or re-opens, replacing) a document; invalid UTF-8 in the text is kept as is.
-  void open(const DocumentText& item);
+  void set_limits(DocumentLimits limits) { limits_ = limits; }
+  // Opens (or re-opens, replacing) a document; invalid UTF-8 in the text is kept as is. An
+  // error, and nothing changes, when the documents would exceed the limits.
+  Status open(const DocumentText& item);
   // Applies the changes in order, each to the result of the previous one. All or nothing:
-  // on error the document keeps its previous snapshot. Returns the byte edits applied
+  // on error (also when the result would exceed the limits) the document keeps its
+  // previous snapshot. Returns the byte edits applied
   // (empty list plus full_text=true in the result when a change replaced the whole text).
   struct Applied {
     std::vector<ByteEdit> edits;
@@ -77,10 +87,16 @@ class DocumentStore {
   bool close(const std::string& uri);
   std::shared_ptr<const Snapshot> get(const std::string& uri) const;
   size_t size() const { return docs_.size(); }
+  size_t total_bytes() const { return total_bytes_; }
   const FileNameRules& rules() const { return rules_; }
 
  private:
+  // The new total when a document of old_bytes becomes new_bytes; an error past the limit.
+  Result<size_t> total_after(size_t old_bytes, size_t new_bytes, const std::string& uri) const;
+
   FileNameRules rules_;
+  DocumentLimits limits_;
+  size_t total_bytes_ = 0;
   std::map<std::string, std::shared_ptr<const Snapshot>, std::less<>> docs_;  // by document_key
 };
 

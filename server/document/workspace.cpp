@@ -2,8 +2,8 @@
 
 namespace wafer {
 
-void Workspace::open(const DocumentText& item) {
-  docs_.open(item);
+Status Workspace::open(const DocumentText& item) {
+  if (Status st = docs_.open(item); !st) return st;
   Entry e;
   e.language = detect_language(item.language_id, item.uri);
   if (e.language && syntax_fits(*docs_.get(item.uri))) {
@@ -12,6 +12,7 @@ void Workspace::open(const DocumentText& item) {
   }
   e.uri = item.uri;
   entries_[key(item.uri)] = std::move(e);
+  return {};
 }
 
 Status Workspace::change(const std::string& uri, int64_t version, const std::vector<TextChange>& changes,

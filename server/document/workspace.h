@@ -41,7 +41,9 @@ class Workspace {
     bool out_of_sync = false;
   };
 
-  void open(const DocumentText& item);
+  void set_limits(DocumentLimits limits) { docs_.set_limits(limits); }
+  // An error, and nothing opened, past the limits (DocumentStore::open).
+  Status open(const DocumentText& item);
   Status change(const std::string& uri, int64_t version, const std::vector<TextChange>& changes, PositionEncoding enc);
   bool close(const std::string& uri);
   // nullopt when the document is not open.

@@ -28,6 +28,7 @@ enum ErrorCode : int {
   kServerNotInitialized = -32002,
   kRequestCancelled = -32800,
   kContentModified = -32801,
+  kRequestFailed = -32803,
 };
 
 struct Error {

@@ -1,5 +1,6 @@
 #include "server/lsp/lsp_server.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "engine/base/version.h"
@@ -45,7 +46,9 @@ void LspServer::register_handlers() {
   endpoint_.on_notification("$/setTrace", [this](const json& p) { trace_ = lsp::parse_params<lsp::SetTraceParams>(p).value; });
   endpoint_.on_notification("workspace/didChangeConfiguration", [this](const json& p) { on_did_change_configuration(p); });
   endpoint_.on_notification("textDocument/didOpen", [this](const json& p) {
-    service_.open(lsp::parse_params<lsp::DidOpenTextDocumentParams>(p).text_document);
+    // A notification has no reply: a document past the limits is a message to the user.
+    if (Status st = service_.open(lsp::parse_params<lsp::DidOpenTextDocumentParams>(p).text_document); !st)
+      show_message(lsp::MessageType::kError, "wafer: " + st.error().message);
   });
   endpoint_.on_notification("textDocument/didChange", [this](const json& p) { on_did_change(p); });
   endpoint_.on_notification("textDocument/didClose", [this](const json& p) {
@@ -81,6 +84,13 @@ std::optional<jsonrpc::Error> LspServer::gate(const jsonrpc::Message& m) {
   }
   if (phase_ == Phase::kShutdown)
     return jsonrpc::Error{jsonrpc::kInvalidRequest, "the server is shut down: only 'exit' is accepted, got '" + m.method + "'"};
+  // A client must not pile up work (and memory) by never waiting for answers; shutdown
+  // always gets through.
+  const size_t max_pending = static_cast<size_t>(std::max(options_.max_pending_requests, 1));
+  if (request && m.method != "shutdown" && endpoint_.pending_requests() >= max_pending)
+    return jsonrpc::Error{jsonrpc::kRequestFailed, "too many requests in flight: the limit is " +
+                                                       std::to_string(max_pending) + " (--max-pending-requests); '" +
+                                                       m.method + "' is refused, send it again later"};
   return std::nullopt;
 }
 

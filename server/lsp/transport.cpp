@@ -1,10 +1,12 @@
 #include "server/lsp/transport.h"
 
-
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <deque>
 #include <vector>
+
+#include "server/lsp/listen_token.h"
 
 namespace wafer {
 namespace {
@@ -225,7 +227,7 @@ class StdioTransport : public UvTransport {
 
 class TcpTransport : public UvTransport {
  public:
-  TcpTransport(uv_loop_t* loop, size_t max_body) : UvTransport(loop, max_body) {}
+  TcpTransport(uv_loop_t* loop, size_t max_body, ListenAuth auth) : UvTransport(loop, max_body), auth_(std::move(auth)) {}
 
   Status listen(const ListenAddress& a, std::function<void(int)> on_listening) {
     sockaddr_storage addr{};
@@ -237,7 +239,7 @@ class TcpTransport : public UvTransport {
     listener_open_ = true;
     rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
     if (rc == 0)
-      rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 1, [](uv_stream_t* server, int status) {
+      rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 8, [](uv_stream_t* server, int status) {
         static_cast<TcpTransport*>(server->data)->on_connection(status);
       });
     if (rc != 0) return make_error("cannot listen on " + a.host + ":" + std::to_string(a.port) + ": " + uv_strerror(rc));
@@ -258,31 +260,130 @@ class TcpTransport : public UvTransport {
   }
 
  private:
+  // A connection that has not presented the token yet. Its handles are on the heap: the
+  // one that presents the token becomes the client, the others are closed.
+  struct Candidate {
+    TcpTransport* self;
+    uv_tcp_t* tcp;
+    uv_timer_t* timer;
+    TokenCheck check;
+    char buf[4096];
+  };
+  struct Refusal {
+    uv_write_t write;
+    uv_shutdown_t shutdown;
+    std::string line;
+    uv_tcp_t* tcp;
+  };
+  // Clients waiting for their token at once; more are refused (a flood of idle connections).
+  static constexpr size_t kMaxCandidates = 16;
+
   void on_connection(int status) {
     if (status < 0 || closing_) return;
-    if (client_open_) {
-      // One client per daemon: refuse others.
-      auto* extra = new uv_tcp_t;
-      uv_tcp_init(loop_, extra);
-      uv_accept(reinterpret_cast<uv_stream_t*>(&listener_), reinterpret_cast<uv_stream_t*>(extra));
-      uv_close(reinterpret_cast<uv_handle_t*>(extra), [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
-      return;
+    auto* tcp = new uv_tcp_t;
+    uv_tcp_init(loop_, tcp);
+    if (uv_accept(reinterpret_cast<uv_stream_t*>(&listener_), reinterpret_cast<uv_stream_t*>(tcp)) != 0)
+      return close_tcp(tcp);
+    if (client_) return refuse(tcp, "the daemon already serves a client");
+    if (candidates_.size() >= kMaxCandidates) return refuse(tcp, "too many clients are waiting to present a token");
+    auto* c = new Candidate{this, tcp, new uv_timer_t, TokenCheck(auth_.token), {}};
+    candidates_.push_back(c);
+    tcp->data = c;
+    uv_timer_init(loop_, c->timer);
+    c->timer->data = c;
+    uv_timer_start(
+        c->timer,
+        [](uv_timer_t* t) {
+          auto* c = static_cast<Candidate*>(t->data);
+          c->self->end_candidate(c, "no token line within " + std::to_string(c->self->auth_.timeout_ms) + " ms");
+        },
+        static_cast<uint64_t>(std::max(auth_.timeout_ms, 1)), 0);
+    uv_read_start(
+        reinterpret_cast<uv_stream_t*>(tcp),
+        [](uv_handle_t* h, size_t, uv_buf_t* buf) {
+          auto* c = static_cast<Candidate*>(h->data);
+          *buf = uv_buf_init(c->buf, sizeof c->buf);
+        },
+        [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
+          auto* c = static_cast<Candidate*>(s->data);
+          if (n < 0) return c->self->end_candidate(c, "");
+          if (n > 0) c->self->on_candidate_bytes(c, std::string_view(buf->base, static_cast<size_t>(n)));
+        });
+  }
+
+  void on_candidate_bytes(Candidate* c, std::string_view bytes) {
+    switch (c->check.feed(bytes)) {
+      case TokenCheck::State::kReading: return;
+      case TokenCheck::State::kRefused: return end_candidate(c, c->check.reason());
+      case TokenCheck::State::kAccepted: break;
     }
-    uv_tcp_init(loop_, &client_);
-    client_open_ = true;
-    if (uv_accept(reinterpret_cast<uv_stream_t*>(&listener_), reinterpret_cast<uv_stream_t*>(&client_)) != 0) return;
-    uv_tcp_nodelay(&client_, 1);
-    in_stream_ = out_stream_ = reinterpret_cast<uv_stream_t*>(&client_);
+    if (client_ || closing_) return end_candidate(c, "the daemon already serves a client");
+    const std::string rest = c->check.rest();
+    client_ = forget_candidate(c);
+    uv_tcp_nodelay(client_, 1);
+    in_stream_ = out_stream_ = reinterpret_cast<uv_stream_t*>(client_);
     start_stream_reading();
+    if (!rest.empty()) on_bytes(rest);
+  }
+
+  // Refuses the candidate with the reason ("": it went away; close without a word).
+  void end_candidate(Candidate* c, std::string reason) {  // a copy: c (which may own it) is freed
+    uv_tcp_t* tcp = forget_candidate(c);
+    if (reason.empty()) return close_tcp(tcp);
+    refuse(tcp, reason);
+  }
+
+  // Stops reading the candidate's connection and frees the rest of it; returns the connection.
+  uv_tcp_t* forget_candidate(Candidate* c) {
+    uv_tcp_t* tcp = c->tcp;
+    uv_read_stop(reinterpret_cast<uv_stream_t*>(tcp));
+    uv_close(reinterpret_cast<uv_handle_t*>(c->timer), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    candidates_.erase(std::find(candidates_.begin(), candidates_.end(), c));
+    delete c;
+    return tcp;
+  }
+
+  // Writes one error line, ends our side of the connection (so the line arrives before
+  // the close), and closes it; nothing more is read from it.
+  void refuse(uv_tcp_t* tcp, const std::string& reason) {
+    if (auth_.refused) auth_.refused(reason);
+    auto* r = new Refusal{{}, {}, std::string(kTokenErrorPrefix) + reason + "\r\n", tcp};
+    r->write.data = r;
+    uv_buf_t buf = uv_buf_init(r->line.data(), static_cast<unsigned>(r->line.size()));
+    auto* stream = reinterpret_cast<uv_stream_t*>(tcp);
+    if (uv_write(&r->write, stream, &buf, 1, [](uv_write_t* req, int status) {
+          auto* r = static_cast<Refusal*>(req->data);
+          r->shutdown.data = r;
+          if (status < 0 || uv_shutdown(&r->shutdown, reinterpret_cast<uv_stream_t*>(r->tcp), [](uv_shutdown_t* req, int) {
+                auto* r = static_cast<Refusal*>(req->data);
+                close_tcp(r->tcp);
+                delete r;
+              }) != 0) {
+            close_tcp(r->tcp);
+            delete r;
+          }
+        }) != 0) {
+      close_tcp(tcp);
+      delete r;
+    }
+  }
+
+  static void close_tcp(uv_tcp_t* tcp) {
+    auto* h = reinterpret_cast<uv_handle_t*>(tcp);
+    if (!uv_is_closing(h)) uv_close(h, [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
   }
 
   void close_handles() override {
     if (listener_open_) close_handle(reinterpret_cast<uv_handle_t*>(&listener_));
-    if (client_open_) close_handle(reinterpret_cast<uv_handle_t*>(&client_));
+    while (!candidates_.empty()) close_tcp(forget_candidate(candidates_.back()));
+    if (client_) close_tcp(client_);
   }
 
-  uv_tcp_t listener_{}, client_{};
-  bool listener_open_ = false, client_open_ = false;
+  ListenAuth auth_;
+  uv_tcp_t listener_{};
+  uv_tcp_t* client_ = nullptr;  // the connection that presented the token
+  bool listener_open_ = false;
+  std::vector<Candidate*> candidates_;
 };
 
 }  // namespace
@@ -327,11 +428,13 @@ Result<ListenAddress> parse_listen_address(std::string_view text) {
 }
 
 Result<std::unique_ptr<Transport>> make_tcp_transport(uv_loop_t* loop, const ListenAddress& address, bool allow_remote,
-                                                      std::function<void(int)> on_listening, size_t max_body) {
+                                                      ListenAuth auth, std::function<void(int)> on_listening,
+                                                      size_t max_body) {
   if (!address.loopback && !allow_remote)
     return make_error("refusing to listen on non-loopback address " + address.host +
                       ": anyone on the network could read your code (use --allow-remote to override)");
-  auto t = std::make_unique<TcpTransport>(loop, max_body);
+  if (auth.token.empty()) return make_error("a listening daemon needs a token");
+  auto t = std::make_unique<TcpTransport>(loop, max_body, std::move(auth));
   if (Status st = t->listen(address, std::move(on_listening)); !st) {
     // The listener handle is registered with the loop; keep its memory valid (the caller
     // exits without running the loop again).

@@ -1,7 +1,8 @@
 // The byte pipe under the LSP: reads framed messages from the client and writes framed
 // replies, on the libuv loop. Stdio by default (stdin/stdout may be pipes, a TTY or
-// files), or one loopback TCP connection with --listen. Writes never block the loop and
-// go out in the order send() was called; close() flushes them before closing.
+// files), or one loopback TCP connection with --listen whose client first presents a
+// token. Writes never block the loop and go out in the order send() was called; close()
+// flushes them before closing.
 #pragma once
 
 #include <functional>
@@ -45,10 +46,19 @@ struct ListenAddress {
 // "127.0.0.1:7000", "localhost:7000", "[::1]:7000", ":7000" (= 127.0.0.1).
 Result<ListenAddress> parse_listen_address(std::string_view text);
 
-// Listens on the address (non-loopback only with allow_remote), serves the first client
-// that connects (later ones are refused) and reports the bound port through on_listening.
+// What a TCP client must present first (server/lsp/listen_token.h).
+struct ListenAuth {
+  std::string token;
+  int timeout_ms = 5000;  // the token line must arrive within this long
+  std::function<void(const std::string& reason)> refused;  // for the log
+};
+
+// Listens on the address (non-loopback only with allow_remote) and reports the bound port
+// through on_listening. Serves the first client that presents the token; a client without
+// it (wrong, late, or an LSP message first) and any client while one is served get one
+// `wafer-error:` line and are closed, and nothing they sent is read as LSP.
 Result<std::unique_ptr<Transport>> make_tcp_transport(uv_loop_t* loop, const ListenAddress& address, bool allow_remote,
-                                                      std::function<void(int port)> on_listening,
+                                                      ListenAuth auth, std::function<void(int port)> on_listening,
                                                       size_t max_body = kDefaultMaxBody);
 
 }  // namespace wafer

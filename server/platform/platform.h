@@ -42,6 +42,15 @@ std::string home_dir();
 // The folder for the user's cached downloads: $XDG_CACHE_HOME or ~/.cache on Linux,
 // ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows; an error message in `error` when none is set.
 std::optional<std::filesystem::path> user_cache_dir(std::string& error);
+// Writes text to the file (created or truncated) so that only its owner may read or write
+// it: POSIX mode 0600, set when the file is created and again if it existed. Windows: the
+// file gets the permissions of its folder, so callers put it in the user's profile
+// (user_cache_dir()). False with the reason in `error`.
+bool write_private_file(const std::filesystem::path& path, std::string_view text, std::string& error);
+// Whether users other than the owner may read or write the file (POSIX: any group or other
+// permission bit). Windows: false (its access lists are not examined). False with the
+// reason in `error` when the file cannot be examined.
+bool others_may_access(const std::filesystem::path& path, bool& result, std::string& error);
 // This process's id.
 long process_id();
 // The exit code in the raw status the C library's command runner returns; -1 when the

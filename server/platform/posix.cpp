@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,29 @@ bool is_terminal(int fd) { return isatty(fd) != 0; }
 std::string home_dir() {
   const char* home = std::getenv("HOME");
   return home ? home : "";
+}
+
+bool write_private_file(const std::filesystem::path& path, std::string_view text, std::string& error) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return error = std::strerror(errno), false;
+  // An existing file keeps its mode through O_CREAT: narrow it before writing the secret.
+  bool ok = ::fchmod(fd, 0600) == 0;
+  for (size_t done = 0; ok && done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  if (!ok) error = std::strerror(errno);
+  ::close(fd);
+  return ok;
+}
+
+bool others_may_access(const std::filesystem::path& path, bool& result, std::string& error) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return error = std::strerror(errno), false;
+  result = (st.st_mode & (S_IRWXG | S_IRWXO)) != 0;
+  return true;
 }
 
 long process_id() { return static_cast<long>(getpid()); }

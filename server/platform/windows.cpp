@@ -9,6 +9,7 @@
 #include <psapi.h>
 #include <shellapi.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "server/platform/platform.h"
@@ -115,6 +116,19 @@ std::optional<std::filesystem::path> user_cache_dir(std::string& error) {
   if (local && *local) return std::filesystem::path(local);
   error = "no cache directory: set LOCALAPPDATA, or pass --cache-dir";
   return std::nullopt;
+}
+
+bool write_private_file(const std::filesystem::path& path, std::string_view text, std::string& error) {
+  std::FILE* f = _wfopen(path.c_str(), L"wb");
+  if (!f) return error = "cannot create the file", false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok) return error = "cannot write the file", false;
+  return true;
+}
+
+bool others_may_access(const std::filesystem::path&, bool& result, std::string&) {
+  result = false;
+  return true;
 }
 
 long process_id() { return static_cast<long>(GetCurrentProcessId()); }

@@ -15,6 +15,7 @@ CompletionService::CompletionService(uv_loop_t* loop, ServiceOptions options, Lo
       events_(events),
       scheduler_(std::make_unique<Scheduler>(loop)),
       mapping_faults_seen_(mapped_file_faults()) {
+  workspace_.set_limits(options_.documents);
   recent_.set_snapshot_of([this](const std::string& uri) -> std::shared_ptr<const Snapshot> {
     if (excluded(uri)) return nullptr;
     std::optional<Workspace::View> v = workspace_.get(uri);
@@ -36,6 +37,7 @@ void CompletionService::configure(ServiceOptions next, bool reload) {
   const bool exclusion_changed = next.exclusion.patterns != options_.exclusion.patterns ||
                                  next.exclusion.user_file != options_.exclusion.user_file;
   options_ = std::move(next);
+  workspace_.set_limits(options_.documents);
   if (exclusion_changed) {
     refresh_exclusion();
     build_index();
@@ -50,13 +52,18 @@ void CompletionService::start() {
   if (!root_uri_.empty()) start_index(root_uri_);
 }
 
-void CompletionService::open(const DocumentText& document) {
-  workspace_.open(document);
+Status CompletionService::open(const DocumentText& document) {
+  if (Status st = workspace_.open(document); !st) {
+    stats_.count("documents_refused");
+    log_.error(st.error().message);
+    return st;
+  }
   note_exclusion(document.uri);
   rhythm_[document.uri].keystroke(std::chrono::steady_clock::now(), /*opening=*/true);
   stats_.count("documents_opened");
   if (excluded(document.uri)) stats_.count("excluded_documents_opened");
   if (root_uri_.empty() && index_root_.empty()) start_index(document.uri);
+  return {};
 }
 
 Status CompletionService::change(const std::string& uri, int64_t version, const std::vector<TextChange>& changes) {

@@ -164,7 +164,8 @@ class CompletionService {
 
   // Documents. change() refuses a change it cannot apply (the document is then out of
   // sync until its whole text comes again); close() is false for a document not open.
-  void open(const DocumentText& document);
+  // open() refuses a document past the limits (ServiceOptions::documents).
+  Status open(const DocumentText& document);
   Status change(const std::string& uri, int64_t version, const std::vector<TextChange>& changes);
   bool close(const std::string& uri);
   // A file changed on disk (saved, created, deleted): the workspace index reads it again.

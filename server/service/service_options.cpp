@@ -54,6 +54,8 @@ ServiceOptions service_options(const Options& o) {
   s.alternatives.count = o.alternatives;
   s.alternatives.temperature = o.alternatives_temperature;
   s.alternatives.top_p = o.alternatives_top_p;
+  s.documents.max_documents = static_cast<size_t>(std::max(o.max_open_documents, 1));
+  s.documents.max_total_bytes = static_cast<size_t>(std::max(o.max_document_mib, 1)) << 20;
   s.index.enabled = o.workspace_index;
   s.index.max_files = o.index_max_files;
   s.exclusion.patterns = o.exclude;

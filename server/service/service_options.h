@@ -11,6 +11,7 @@
 #include "engine/base/result.h"
 #include "engine/engine.h"
 #include "server/backends/remote_backend.h"
+#include "server/document/documents.h"
 #include "server/service/completion_request.h"
 
 namespace wafer {
@@ -63,6 +64,7 @@ struct ServiceOptions {
   ExclusionOptions exclusion;
   ModelOptions model;
   PromptOptions prompt;
+  DocumentLimits documents;            // --max-open-documents, --max-document-mib
   bool open_buffers = false;           // openBuffers: the other open documents in the extra context
   std::vector<std::string> languages;  // languages: the enabled languageIds (empty: all)
 

@@ -316,25 +316,37 @@ TEST_CASE("lsp session: exit without shutdown exits 1 and closed stdin ends the 
 }
 
 TEST_CASE("lsp session: loopback TCP with --listen and refusal of remote addresses", "[integration]") {
+  TempDir cache;  // where the daemon writes its token file
+  wafer::os::set_env("XDG_CACHE_HOME", cache.path().c_str());
   Subprocess refused({wafer_binary().string(), "lsp", "--listen", "0.0.0.0:0"});
   CHECK(refused.wait(10000) == 1);
   CHECK(refused.stderr_text().find("--allow-remote") != std::string::npos);
 
   Subprocess daemon({wafer_binary().string(), "lsp", "--listen", "127.0.0.1:0"});
+  wafer::os::set_env("XDG_CACHE_HOME", nullptr);
   int port = 0;
-  for (int i = 0; i < 1000 && port == 0; ++i) {
+  std::string token_file;
+  for (int i = 0; i < 1000 && token_file.empty(); ++i) {
     std::smatch m;
     std::string err = daemon.stderr_text();
-    if (std::regex_search(err, m, std::regex("listening on 127\\.0\\.0\\.1:(\\d+)"))) port = std::stoi(m[1]);
-    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (std::regex_search(err, m, std::regex("listening on 127\\.0\\.0\\.1:(\\d+)\nwafer lsp: token file ([^\n]+)\n"))) {
+      port = std::stoi(m[1]);
+      token_file = m[2];
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
   REQUIRE(port > 0);
-  // Speak LSP over the socket with a tiny blocking client.
+  std::string token = read_file(token_file);
+  token.erase(token.find('\n'));
+  // Speak LSP over the socket with a tiny blocking client, after the token line
+  // (tests/integration/test_listen_token.cpp checks the refusals).
   Subprocess nc({"/usr/bin/python3", "-c",
                  "import socket,sys\n"
                  "s=socket.create_connection(('127.0.0.1'," + std::to_string(port) + "))\n"
                  "def send(b):\n"
                  "  s.sendall(b'Content-Length: %d\\r\\n\\r\\n' % len(b) + b)\n"
+                 "s.sendall(b'wafer-token " + token + "\\r\\n')\n"
                  "send(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{}}}')\n"
                  "send(b'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"shutdown\"}')\n"
                  "send(b'{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}')\n"

@@ -28,6 +28,9 @@
 #define LLVMFuzzerTestOneInput fuzz_trace_one
 #include "fuzz/fuzz_trace.cpp"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_listen_token_one
+#include "fuzz/fuzz_listen_token.cpp"
+#undef LLVMFuzzerTestOneInput
 
 namespace {
 
@@ -45,3 +48,6 @@ TEST_CASE("fuzz corpus: document edits against the reference model", "[fuzz]") {
 TEST_CASE("fuzz corpus: settings and command lines", "[fuzz]") { CHECK(replay("settings", fuzz_settings_one) >= 10); }
 TEST_CASE("fuzz corpus: remote servers' event streams", "[fuzz]") { CHECK(replay("sse", fuzz_sse_one) >= 6); }
 TEST_CASE("fuzz corpus: bench traces", "[fuzz]") { CHECK(replay("trace", fuzz_trace_one) >= 5); }
+TEST_CASE("fuzz corpus: the token line of a TCP client", "[fuzz]") {
+  CHECK(replay("listen_token", fuzz_listen_token_one) >= 6);
+}

@@ -59,20 +59,20 @@ TEST_CASE("document_key: letters beyond ASCII fold, invalid UTF-8 is kept", "[do
 
 TEST_CASE("document_key: the workspace finds a document by any spelling of its URI", "[document_key]") {
   Workspace ws(kWindows);
-  ws.open({"file:///d%3A/Proj/A.py", "python", 1, "x = 1\n"});
+  REQUIRE(ws.open({"file:///d%3A/Proj/A.py", "python", 1, "x = 1\n"}));
   REQUIRE(ws.get("file:///D:/proj/a.py"));
   CHECK(ws.get("file:///D:/proj/a.py")->snapshot->uri == "file:///d%3A/Proj/A.py");  // the URI as opened
   CHECK(ws.version("file:///d:/PROJ/A.PY") == 1);
   CHECK(ws.change("file:///D:/Proj/a.py", 2, {{std::nullopt, "x = 2\n"}}, PositionEncoding::kUtf16).ok());
   CHECK(ws.get("file:///d%3A/Proj/A.py")->snapshot->text == "x = 2\n");
   CHECK(ws.uris() == std::vector<std::string>{"file:///d%3A/Proj/A.py"});
-  ws.open({"file:///D:/PROJ/a.py", "python", 3, "y\n"});  // a re-open under another spelling replaces it
+  REQUIRE(ws.open({"file:///D:/PROJ/a.py", "python", 3, "y\n"}));  // a re-open under another spelling replaces it
   CHECK(ws.size() == 1);
   CHECK(ws.close("file:///d:/proj/A.py"));
   CHECK(ws.size() == 0);
 
   Workspace exact(kLinux);
-  exact.open({"file:///p/A.py", "python", 1, "x\n"});
+  REQUIRE(exact.open({"file:///p/A.py", "python", 1, "x\n"}));
   CHECK_FALSE(exact.get("file:///p/a.py"));
   CHECK(exact.get("file:///p/A.py"));
 }

@@ -15,7 +15,7 @@ TextChange edit(int64_t l0, int64_t c0, int64_t l1, int64_t c1, std::string text
 
 DocumentStore store_with(const std::string& text) {
   DocumentStore s;
-  s.open({"file:///t.py", "python", 1, text});
+  REQUIRE(s.open({"file:///t.py", "python", 1, text}));
   return s;
 }
 
@@ -136,4 +136,39 @@ TEST_CASE("documents: byte edits carry tree-sitter points", "[documents]") {
   CHECK(e.start_point.column == 1);
   CHECK(e.new_end_point.row == 2);
   CHECK(e.new_end_point.column == 1);
+}
+
+TEST_CASE("documents: the limits on open documents and their bytes", "[documents]") {
+  DocumentStore docs;
+  docs.set_limits({.max_documents = 2, .max_total_bytes = 10});
+  REQUIRE(docs.open({"file:///a.py", "python", 1, "aaaa"}));
+  REQUIRE(docs.open({"file:///b.py", "python", 1, "bbbb"}));
+  CHECK(docs.total_bytes() == 8);
+
+  Status third = docs.open({"file:///c.py", "python", 1, ""});
+  REQUIRE(!third);
+  CHECK(third.error().message.find("too many open documents: the limit is 2") != std::string::npos);
+  CHECK(docs.get("file:///c.py") == nullptr);
+
+  // A re-open replaces: it counts the new text instead of the old one.
+  REQUIRE(docs.open({"file:///a.py", "python", 2, "aaaaaa"}));
+  CHECK(docs.total_bytes() == 10);
+  Status grown = docs.open({"file:///a.py", "python", 3, "aaaaaaa"});
+  REQUIRE(!grown);
+  CHECK(grown.error().message.find("more than the limit of 10") != std::string::npos);
+  CHECK(docs.get("file:///a.py")->text == "aaaaaa");
+
+  // A change past the limit leaves the document as it was.
+  auto changed = docs.change("file:///b.py", 2, {edit(0, 0, 0, 0, "x")}, PositionEncoding::kUtf8);
+  REQUIRE(!changed);
+  CHECK(docs.get("file:///b.py")->text == "bbbb");
+  CHECK(docs.get("file:///b.py")->version == 1);
+  CHECK(docs.total_bytes() == 10);
+
+  // Closing makes room.
+  REQUIRE(docs.close("file:///a.py"));
+  CHECK(docs.total_bytes() == 4);
+  REQUIRE(docs.open({"file:///c.py", "python", 1, "cc"}));
+  REQUIRE(docs.change("file:///b.py", 2, {edit(0, 0, 0, 0, "xy")}, PositionEncoding::kUtf8));
+  CHECK(docs.total_bytes() == 8);
 }

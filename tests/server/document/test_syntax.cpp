@@ -35,7 +35,7 @@ TEST_CASE("syntax: incremental reparse matches a fresh parse after edits", "[syn
   REQUIRE(py);
   DocumentStore docs;
   std::string text = "def f(x):\n    return x\n\nclass C:\n    pass\n";
-  docs.open({"u", "python", 1, text});
+  REQUIRE(docs.open({"u", "python", 1, text}));
   SyntaxTree tree(*py);
   tree.reset(text);
   // A scripted sequence of edits, including multi-line and non-ASCII ones.
@@ -95,7 +95,7 @@ TEST_CASE("syntax: random single-character edits stay equal to a fresh parse", "
   REQUIRE(c);
   std::string text = "int main(void) {\n  int a = 1;\n  if (a) { return a; }\n  return 0;\n}\n";
   DocumentStore docs;
-  docs.open({"u", "c", 1, text});
+  REQUIRE(docs.open({"u", "c", 1, text}));
   SyntaxTree tree(*c);
   tree.reset(text);
   std::mt19937 rng(7);
@@ -118,7 +118,7 @@ TEST_CASE("syntax: random single-character edits stay equal to a fresh parse", "
 
 TEST_CASE("syntax: the workspace keeps text and tree in step and marks bad changes", "[syntax]") {
   Workspace ws;
-  ws.open({"file:///a.py", "python", 1, "x = 1\n"});
+  REQUIRE(ws.open({"file:///a.py", "python", 1, "x = 1\n"}));
   REQUIRE(ws.change("file:///a.py", 2, {{TextRange{{0, 4}, {0, 5}}, "[1, 2]"}}, PositionEncoding::kUtf16));
   auto v = ws.get("file:///a.py");
   REQUIRE(v);
@@ -129,6 +129,6 @@ TEST_CASE("syntax: the workspace keeps text and tree in step and marks bad chang
   CHECK(ws.get("file:///a.py")->out_of_sync);
   REQUIRE(ws.change("file:///a.py", 3, {{std::nullopt, "y = 2\n"}}, PositionEncoding::kUtf16));
   CHECK_FALSE(ws.get("file:///a.py")->out_of_sync);
-  ws.open({"file:///notes.txt", "plaintext", 1, "hello"});
+  REQUIRE(ws.open({"file:///notes.txt", "plaintext", 1, "hello"}));
   CHECK(ws.get("file:///notes.txt")->tree == nullptr);
 }

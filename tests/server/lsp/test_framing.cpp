@@ -118,6 +118,17 @@ TEST_CASE("framing: the default limit is 64 MiB", "[framing]") {
   CHECK(ev[0].body.find("104857600 exceeds the limit of 67108864") != std::string::npos);
 }
 
+TEST_CASE("framing: a declared 2 GB body is refused at once and skipped unstored", "[framing]") {
+  FrameDecoder d;
+  auto ev = feed_all(d, "Content-Length: 2147483648\r\n\r\n");
+  REQUIRE(errors(ev) == 1);
+  CHECK(ev[0].body.find("2147483648 exceeds the limit of 67108864") != std::string::npos);
+  // Its bytes go by without being kept: nothing is pending but the count still to skip.
+  const std::string chunk(1 << 20, 'x');
+  for (int i = 0; i < 4; ++i) CHECK(feed_all(d, chunk).empty());
+  CHECK(d.describe_pending().find("2143289344") != std::string::npos);
+}
+
 TEST_CASE("framing: an endless header block is dropped and decoding resumes", "[framing]") {
   FrameDecoder d;
   std::vector<FrameEvent> ev;
