@@ -116,7 +116,7 @@ struct Daemon {
 
 // The cache folder, where the daemon writes its token file, inside a TempDir.
 struct CacheHome {
-  CacheHome() { wafer::os::set_env("XDG_CACHE_HOME", dir.path().c_str()); }
+  CacheHome() { wafer::os::set_env("XDG_CACHE_HOME", dir.path().string().c_str()); }
   ~CacheHome() { wafer::os::set_env("XDG_CACHE_HOME", nullptr); }
   TempDir dir;
 };

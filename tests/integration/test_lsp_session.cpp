@@ -317,7 +317,7 @@ TEST_CASE("lsp session: exit without shutdown exits 1 and closed stdin ends the 
 
 TEST_CASE("lsp session: loopback TCP with --listen and refusal of remote addresses", "[integration]") {
   TempDir cache;  // where the daemon writes its token file
-  wafer::os::set_env("XDG_CACHE_HOME", cache.path().c_str());
+  wafer::os::set_env("XDG_CACHE_HOME", cache.path().string().c_str());
   Subprocess refused({wafer_binary().string(), "lsp", "--listen", "0.0.0.0:0"});
   CHECK(refused.wait(10000) == 1);
   CHECK(refused.stderr_text().find("--allow-remote") != std::string::npos);
