@@ -34,7 +34,7 @@ int count_show_messages(const std::vector<json>& received) {
 
 }  // namespace
 
-TEST_CASE("remote lsp: completions from llama-server, streamed, labelled, key never logged", "[integration]") {
+TEST_CASE("remote lsp: completions from llama-server, streamed, labelled, key and document text never logged", "[integration]") {
   FakeInferenceServer server;
   FakeInferenceServer::Reply reply;
   reply.chunks = {"x", ", y", "):\n    return x - y\n"};
@@ -72,9 +72,24 @@ TEST_CASE("remote lsp: completions from llama-server, streamed, labelled, key ne
   CHECK(stats["result"]["backend"] == "llama-server");
   CHECK(stats["result"]["latency_ms"]["llama-server_ms"]["count"] == 1);
   CHECK(stats["result"]["counts"]["served_by_llama-server"] == 1);
+  // Document text never reaches the log at the default level: a document with a marker,
+  // opened, edited and completed in.
+  const std::string marker = "zq_marker_7f3a";
+  const char* uri2 = "file:///work/notes.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri2}, {"languageId", "python"}, {"version", 1},
+                                                      {"text", "x = '" + marker + "'\n"}}}});
+  c.notify("textDocument/didChange",
+           {{"textDocument", {{"uri", uri2}, {"version", 2}}},
+            {"contentChanges", {{{"range", {{"start", {{"line", 1}, {"character", 0}}}, {"end", {{"line", 1}, {"character", 0}}}}},
+                                 {"text", "y = " + marker + "_2("}}}}});
+  json r3 = c.request("textDocument/inlineCompletion", inline_completion_params(uri2, 1, 4 + marker.size() + 3, 1));
+  CHECK(r3["result"]["items"].size() == 1);
+  REQUIRE(server.requests().size() == 2);
+  CHECK(server.requests()[1].body.dump().find(marker) != std::string::npos);  // (it did leave, to the backend)
   CHECK(c.shutdown_and_exit() == 0);
   for (const json& m : c.received()) CHECK(m.dump().find(kSecret) == std::string::npos);
   CHECK(read_file(log).find(kSecret) == std::string::npos);
+  CHECK(read_file(log).find(marker) == std::string::npos);
   CHECK(read_file(log).find("completions from llama-server at " + server.url() + "/infill") != std::string::npos);
 }
 
