@@ -114,6 +114,7 @@ fuzz_min_new_runs() {
     fuzz_documents) echo 100 ;;
     fuzz_framing) echo 400 ;;
     fuzz_gguf) echo 5000 ;;
+    fuzz_listen_token) echo 20000 ;;
     fuzz_lsp) echo 10 ;;
     fuzz_settings) echo 2000 ;;
     fuzz_sse) echo 2000 ;;

@@ -50,14 +50,16 @@ TokenCheck::State TokenCheck::feed(std::string_view bytes) {
   if (state_ != State::kReading) return state_;
   const size_t eol = bytes.find('\n');
   const std::string_view head = bytes.substr(0, eol);
-  if (line_.size() + head.size() + (eol == std::string_view::npos ? 0 : 1) > kMaxTokenLine)
-    return refuse("the token line is too long");
-  line_.append(head);
+  // The line is kept up to its limit (line_ never holds more), so that the first check
+  // below sees the same bytes however the connection's reads split them.
+  const size_t room = kMaxTokenLine - line_.size();
+  line_.append(head.substr(0, room));
   // Refuse as soon as the bytes cannot start a token line (an LSP header, say), without
   // waiting for a line end that may never come.
   const size_t common = std::min(line_.size(), kTokenLinePrefix.size());
   if (line_.compare(0, common, kTokenLinePrefix, 0, common) != 0)
     return refuse("expected 'wafer-token <token>' as the first line, before any LSP message");
+  if (head.size() + (eol == std::string_view::npos ? 0 : 1) > room) return refuse("the token line is too long");
   if (eol == std::string_view::npos) return state_;
   std::string_view token = std::string_view(line_).substr(std::min(line_.size(), kTokenLinePrefix.size()));
   if (token.ends_with('\r')) token.remove_suffix(1);
