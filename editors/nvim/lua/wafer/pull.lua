@@ -1,8 +1,8 @@
 -- wafer.pull: the model on first use. While the daemon serves its small bundled model
 -- (`wafer/stats` names the catalogue model to get instead), the plugin says once, in a
 -- notification, that :WaferPull downloads it. :WaferPull [NAME] runs `wafer pull NAME`
--- with the binary that serves, shows its progress in the command line (and as LSP-style
--- progress for statusline plugins that read `wafer.pull.progress`), and when it is done
+-- with the binary the plugin finds, shows its progress in the command line (and in
+-- `wafer.pull.progress`, { name, percent }, for statuslines), and when it is done
 -- tells the daemon (`wafer/modelsChanged`), which switches to the model without a restart.
 -- A failed download (offline, a wrong checksum) says why; completion goes on.
 local M = {}
