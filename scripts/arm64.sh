@@ -7,11 +7,17 @@
 # generate` on the bundled model must print the same greedy completion under both CPU models
 # as the native x86 build (BUILD_DIR) does. Installs what it needs (scripts/setup.sh arm64).
 # Times under qemu say nothing about performance on Arm hardware.
+#
+# ARM64_RELEASE=1 builds what users run instead (scripts/package.sh --build): `wafer` alone,
+# at -O2 throughout, in ARM64_BUILD_DIR (default build-arm64-release), and checks only its
+# greedy completion against the x86 build's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh arm64
 
+RELEASE=${ARM64_RELEASE:-0}
 DIR=${ARM64_BUILD_DIR:-build-arm64}
+[ "$RELEASE" = 1 ] && DIR=${ARM64_BUILD_DIR:-build-arm64-release}
 JOBS=${JOBS:-$(nproc)}
 # The tests run under qemu (their executables' names; ctest labels them so): kernels
 # against the scalar reference, the runtime, quantization, GGUF, tokenizers, the forward
@@ -54,18 +60,25 @@ EXCLUDE_PLAIN_NEON='0\.5B-shaped|^forward reference: (tiny-llama F32|tiny-qwen2 
 if [ -f "$DIR/CMakeCache.txt" ] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "$DIR/CMakeCache.txt"; then
   rm -rf "$DIR"  # configured by an earlier version of this script with another generator
 fi
-cmake -S . -B "$DIR" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFER_WERROR=ON -DWAFER_BUILD_BENCH=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O0 -DNDEBUG" \
-  -DWAFER_ENGINE_OPT=-O2 -DWAFER_NEON_OPT="-O1 -g0" -DWAFER_GRAMMAR_OPT=-O0 >/dev/null
-cmake --build "$DIR" -j "$JOBS" --target wafer "${TESTS[@]}" "${BENCHES[@]}"
+if [ "$RELEASE" = 1 ]; then
+  cmake -S . -B "$DIR" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+    -DCMAKE_BUILD_TYPE=Release -DWAFER_WERROR=ON -DWAFER_BUILD_TESTS=OFF -DWAFER_BUILD_BENCH=OFF \
+    -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
+  cmake --build "$DIR" -j "$JOBS" --target wafer
+else
+  cmake -S . -B "$DIR" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFER_WERROR=ON -DWAFER_BUILD_BENCH=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O0 -DNDEBUG" \
+    -DWAFER_ENGINE_OPT=-O2 -DWAFER_NEON_OPT="-O1 -g0" -DWAFER_GRAMMAR_OPT=-O0 >/dev/null
+  cmake --build "$DIR" -j "$JOBS" --target wafer "${TESTS[@]}" "${BENCHES[@]}"
 
-labels() { local IFS='|'; echo "^($*)\$"; }
-echo "arm64: ctest under qemu-aarch64 -cpu max"
-WAFER_QEMU_CPU=max ctest --test-dir "$DIR" -L "$(labels "${TESTS[@]}")" -j "$JOBS" --output-on-failure --timeout 900
-echo "arm64: ctest under qemu-aarch64 -cpu cortex-a57"
-WAFER_QEMU_CPU=cortex-a57 ctest --test-dir "$DIR" -L "$(labels "${TESTS_PLAIN_NEON[@]}")" -E "$EXCLUDE_PLAIN_NEON" \
-  -j "$JOBS" --output-on-failure --timeout 900
+  labels() { local IFS='|'; echo "^($*)\$"; }
+  echo "arm64: ctest under qemu-aarch64 -cpu max"
+  WAFER_QEMU_CPU=max ctest --test-dir "$DIR" -L "$(labels "${TESTS[@]}")" -j "$JOBS" --output-on-failure --timeout 900
+  echo "arm64: ctest under qemu-aarch64 -cpu cortex-a57"
+  WAFER_QEMU_CPU=cortex-a57 ctest --test-dir "$DIR" -L "$(labels "${TESTS_PLAIN_NEON[@]}")" -E "$EXCLUDE_PLAIN_NEON" \
+    -j "$JOBS" --output-on-failure --timeout 900
+fi
 
 # The same greedy completion as on x86 (the bundled Q8_0 model). The guest runs through the
 # same emulator script as ctest: the multiarch arm64 runtime, not the cross toolchain's libc

@@ -15,6 +15,10 @@
 # uses cmake/macos/libcurl.tbd and libz.tbd, which name the system libraries' install paths
 # and the functions wafer calls. The phase says so in its output; on a Mac, CMake finds
 # Apple's own.
+#
+# MACOS_RELEASE=1 builds what users run instead (scripts/package.sh --build): `wafer` alone,
+# at -O2 throughout, in MACOS_BUILD_DIR/release-ARCH, with the same toolchain and libraries,
+# each checked to be a Mach-O executable of its CPU type; no test executable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh macos
@@ -22,6 +26,7 @@ cd "$(dirname "$0")/.."
 DIR=${MACOS_BUILD_DIR:-build-macos}
 JOBS=${JOBS:-$(nproc)}
 TEST_ARCH=${MACOS_TEST_ARCH:-aarch64}
+RELEASE=${MACOS_RELEASE:-0}
 # shellcheck disable=SC2206
 ARCHS=(${MACOS_ARCHS:-aarch64 x86_64})
 mkdir -p "$DIR"
@@ -123,6 +128,18 @@ check() {  # check ARCH FILE...: each FILE is a Mach-O executable for ARCH (cmak
 
 for arch in "${ARCHS[@]}"; do
   deps "$arch"
+  if [ "$RELEASE" = 1 ]; then
+    build=$DIR/release-$arch
+    log "configuring wafer for $arch-macos (release: -O2, wafer alone)"
+    # shellcheck disable=SC2046
+    cmake -S . -B "$build" -G Ninja $(toolchain_args "$arch") -DCMAKE_BUILD_TYPE=Release \
+      -DWAFER_WERROR=ON -DWAFER_BUILD_TESTS=OFF -DWAFER_BUILD_BENCH=OFF -DWAFER_LLD=OFF \
+      -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
+    log "building for $arch-macos"
+    nice -n 5 cmake --build "$build" -j "$JOBS" --target wafer || { log "FAILED: the $arch-macos build"; exit 1; }
+    check "$arch" "$build/server/wafer"
+    continue
+  fi
   build=$DIR/$arch
   with_tests=OFF
   [ "$arch" = "$TEST_ARCH" ] && with_tests=ON
@@ -143,6 +160,11 @@ for arch in "${ARCHS[@]}"; do
   fi
 done
 
+if [ "$RELEASE" = 1 ]; then
+  log "took $(( $(date +%s) - start )) s"
+  [ $failed = 0 ] && log "release builds: $(printf '%s ' "${linked[@]}")" || exit 1
+  exit 0
+fi
 for arch in "${ARCHS[@]}"; do
   n=$(printf '%s\n' "${linked[@]}" | grep -c "^$DIR/$arch/tests/" || true)
   log "linked for $arch-macos and checked (Mach-O executable, CPU type): wafer$([ "$n" = 0 ] || echo " and $n test executables")"

@@ -5,18 +5,20 @@
 #   extension/bin/<platform>-<arch>/wafer            (wafer.exe on Windows; editors/vscode/src/binary.ts)
 #   extension/bin/<platform>-<arch>/models/<model>   (models/ beside the binary; server/pull/model_choice.h)
 #
-#   scripts/package.sh [TARGET...]
+#   scripts/package.sh [--build] [TARGET...]
 #
 # TARGET: linux-x64 (default), linux-arm64, win32-x64, darwin-arm64, darwin-x64, or all.
-# A target whose binary was not built is skipped with a line saying so. The binaries:
-#   linux-x64     BUILD_DIR/server/wafer (default build; scripts/test.sh's build phase)
-#   linux-arm64   ARM64_BUILD_DIR/server/wafer (default build-arm64; scripts/arm64.sh)
-#   win32-x64     WINDOWS_BUILD_DIR/server/wafer.exe (default build-windows; scripts/windows.sh)
-#   darwin-arm64  MACOS_BUILD_DIR/aarch64/server/wafer (default build-macos; scripts/macos.sh)
-#   darwin-x64    MACOS_BUILD_DIR/x86_64/server/wafer
-# The test scripts' cross builds are tuned for their tests: scripts/macos.sh builds at -O0
-# (nothing runs there), scripts/arm64.sh at -O1 with the engine at -O2 and tree-sitter at -O0;
-# scripts/windows.sh builds at -O2. Packages meant for users want optimised builds.
+# The binaries, each built for users (-O2, no debug info in the package):
+#   linux-x64     BUILD_DIR/server/wafer (default build; scripts/test.sh's build phase, -O2)
+#   linux-arm64   ARM64_RELEASE_DIR/server/wafer (default build-arm64-release; ARM64_RELEASE=1 scripts/arm64.sh)
+#   win32-x64     WINDOWS_BUILD_DIR/server/wafer.exe (default build-windows; scripts/windows.sh, -O2)
+#   darwin-arm64  MACOS_BUILD_DIR/release-aarch64/server/wafer (default build-macos; MACOS_RELEASE=1 scripts/macos.sh)
+#   darwin-x64    MACOS_BUILD_DIR/release-x86_64/server/wafer
+# --build builds each target's binary first with those commands (the cross toolchains and
+# libraries are the test phases', installed by scripts/setup.sh; a first macOS build takes
+# a while, as its libc++ is built for each target). Without it, a target whose binary was
+# not built is skipped with a line saying so. The test phases' own cross builds are not
+# packaged: they are tuned for their tests (the macOS one at -O0, the arm64 one at -O1).
 # Output: PACKAGE_DIR (default BUILD_DIR/packages)/wafer-<target>-<version>.vsix, and each
 # package's size. Fails when the linux-x64 package is 15 MB or more.
 set -euo pipefail
@@ -29,6 +31,8 @@ model=wafer-tiny-code-q8_0.gguf  # server/pull/model_choice.h: kBundledModelFile
 max_linux_bytes=$((15 * 1000 * 1000))
 log() { echo "package: $*"; }
 
+build=0
+if [ "${1:-}" = --build ]; then build=1; shift; fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(linux-x64)
 [ "${targets[*]}" = all ] && targets=(linux-x64 linux-arm64 win32-x64 darwin-arm64 darwin-x64)
@@ -37,10 +41,10 @@ targets=("$@")
 binary() {
   case $1 in
     linux-x64) echo "$BUILD_DIR/server/wafer" ;;
-    linux-arm64) echo "${ARM64_BUILD_DIR:-build-arm64}/server/wafer" ;;
+    linux-arm64) echo "${ARM64_RELEASE_DIR:-build-arm64-release}/server/wafer" ;;
     win32-x64) echo "${WINDOWS_BUILD_DIR:-build-windows}/server/wafer.exe" ;;
-    darwin-arm64) echo "${MACOS_BUILD_DIR:-build-macos}/aarch64/server/wafer" ;;
-    darwin-x64) echo "${MACOS_BUILD_DIR:-build-macos}/x86_64/server/wafer" ;;
+    darwin-arm64) echo "${MACOS_BUILD_DIR:-build-macos}/release-aarch64/server/wafer" ;;
+    darwin-x64) echo "${MACOS_BUILD_DIR:-build-macos}/release-x86_64/server/wafer" ;;
     *) echo "package: unknown target $1 (linux-x64, linux-arm64, win32-x64, darwin-arm64, darwin-x64, all)" >&2; return 1 ;;
   esac
 }
@@ -54,6 +58,26 @@ strip_tool() {
 }
 
 for target in "${targets[@]}"; do binary "$target" >/dev/null; done
+
+# build_binary TARGET: builds TARGET's binary as listed above.
+build_binary() {
+  log "building the $1 binary"
+  case $1 in
+    linux-x64)
+      [ -f "$BUILD_DIR/CMakeCache.txt" ] || cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
+      cmake --build "$BUILD_DIR" --target wafer ;;
+    linux-arm64) ARM64_RELEASE=1 ARM64_BUILD_DIR=${ARM64_RELEASE_DIR:-build-arm64-release} scripts/arm64.sh ;;
+    win32-x64) WINDOWS_RELEASE=1 scripts/windows.sh ;;
+    darwin-arm64) MACOS_RELEASE=1 MACOS_ARCHS=aarch64 scripts/macos.sh ;;
+    darwin-x64) MACOS_RELEASE=1 MACOS_ARCHS=x86_64 scripts/macos.sh ;;
+  esac
+}
+if [ $build = 1 ]; then
+  # The arm64 and Windows checks compare with the native binary's greedy text.
+  build_binary linux-x64
+  for target in "${targets[@]}"; do [ "$target" = linux-x64 ] || build_binary "$target"; done
+fi
 [ -x "$ext/node_modules/.bin/vsce" ] || { log "FAILED: no vsce; run scripts/setup.sh (npm ci in editors/vscode)"; exit 1; }
 version=$(node -p "require('$ext/package.json').version")
 (cd "$ext" && npm run --silent typecheck && node esbuild.mjs --production >/dev/null)
@@ -63,7 +87,7 @@ failed=0
 for target in "${targets[@]}"; do
   bin=$(binary "$target")
   if [ ! -f "$bin" ]; then
-    log "skipped $target: no binary at $bin (build it first)"
+    log "skipped $target: no binary at $bin (scripts/package.sh --build $target builds it)"
     continue
   fi
   stage=$out/stage-$target
