@@ -105,6 +105,18 @@ for target in "${targets[@]}"; do
     cp "$bin" "$dest"
   fi
   chmod +x "$dest"
+  # An arm64 Mac runs only a binary whose signature (ad hoc, the linker's) matches it: the
+  # packaged file, stripped, is checked page by page.
+  case $target in
+    darwin-arm64) macho_arch=arm64 ;;
+    darwin-x64) macho_arch=x86_64 ;;
+    *) macho_arch= ;;
+  esac
+  if [ -n "$macho_arch" ] && ! python3 cmake/macos/macho.py "$macho_arch" "$dest" | sed 's/^/package: /'; then
+    log "FAILED: $target's packaged binary is not a runnable Mach-O file"
+    failed=1
+    continue
+  fi
   bin_mb=$(awk -v b="$(stat -c %s "$dest")" 'BEGIN { printf "%.1f MB", b / 1e6 }')
   cp "models/$model" "$stage/bin/$target/models/"
   vsix=$out/wafer-$target-$version.vsix
