@@ -59,7 +59,8 @@ struct EngineOptions {
   bool amx = true;
   // With amx: BF16 tiles (TDPBF16PS) for batches of 32 tokens or more where the CPU has
   // AMX-BF16: faster prefill, results within 2^-7 x sum |w x a| of the integer kernels'
-  // instead of their bits (kernels/amx/amx_bf16_kernels.h).
+  // instead of their bits (kernels/amx/amx_bf16_kernels.h). Off by default: farther from
+  // exact (float64) arithmetic than the int8 tiles (docs/architecture.md, AMX).
   bool amx_bf16 = false;
   // Token healing (engine/decode/token_healing.h): the prefix's last token is taken off the prompt
   // and regenerated, so a cursor inside a word continues the word the way the model would
