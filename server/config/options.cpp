@@ -137,8 +137,10 @@ Result<Options> parse_options(int argc, const char* const* argv) {
                           (o.command.empty() ? "" : " for 'wafer " + o.command + "'") +
                           " (try 'wafer " + o.command + (o.command.empty() ? "" : " ") + "--help')");
       if (takes_value(*flag) && !inline_value) {
-        if (i + 1 >= argc) return make_error(std::string(name) + ": missing value");
-        value = argv[++i];
+        const bool next_is_flag = i + 1 < argc && argv[i + 1][0] == '-' && argv[i + 1][1] != '\0';
+        if (!flag->implicit.empty() && (i + 1 >= argc || next_is_flag)) value = flag->implicit;
+        else if (i + 1 >= argc) return make_error(std::string(name) + ": missing value");
+        else value = argv[++i];
       } else if (!takes_value(*flag) && inline_value) {
         return make_error(std::string(name) + " takes no value");
       }
