@@ -16,9 +16,11 @@
 #include "server/cli/commands.h"
 #include "server/cli/listen_socket.h"
 #include "server/cli/listen_token_file.h"
+#include "server/index/allowed_roots.h"
 #include "server/platform/local_socket.h"
 #include "server/platform/platform.h"
 #include "server/service/log.h"
+#include "server/service/service_options.h"
 #include "server/lsp/lsp_server.h"
 #include "server/lsp/transport.h"
 
@@ -67,6 +69,10 @@ int run_lsp(const Options& options) {
     std::fprintf(stderr, "wafer lsp: unexpected argument '%s' (try 'wafer lsp --help')\n", options.positional[0].c_str());
     return kExitUsage;
   }
+  if (Result<std::vector<std::string>> roots = resolve_allowed_roots(options.allow_roots); !roots) {
+    std::fprintf(stderr, "wafer lsp: %s\n", roots.error().message.c_str());
+    return kExitUsage;
+  }
   // A client that goes away must not kill us on the next write.
   os::ignore_broken_pipe();
   uv_loop_t loop;
@@ -89,6 +95,8 @@ int run_lsp(const Options& options) {
       }
       address = *parsed;
     }
+    if (allowed_roots(options).roots.empty())
+      std::fprintf(stderr, "wafer lsp: no workspace folder is allowed (no home folder): pass --allow-root DIR\n");
     Result<ListenToken> token = load_or_make_listen_token(options.token_file);
     if (!token) {
       std::fprintf(stderr, "wafer lsp: %s\n", token.error().message.c_str());
