@@ -231,15 +231,15 @@ const std::vector<Setting> kTable = {
      .help = "allow `--listen` on a non-loopback address"},
     {.flag = "--allow-root", .commands = "lsp", .kind = Custom, .field = &Options::allow_roots,
      .parse_flag = [](Options& o, std::string_view v) { return o.allow_roots.emplace_back(v), Status{}; },
-     .metavar = "DIR", .def = "the home folder",
-     .help = "with `--listen`: a folder a client's workspace may be in (repeatable); a client whose `initialize` "
-             "or `workspace/didChangeWorkspaceFolders` names a folder outside every one (symbolic links and `..` "
-             "resolved) is refused, and no document outside them is indexed. `/` is never allowed. Stdio: no limit "
-             "(see [Allowed workspace roots](#allowed-workspace-roots))"},
+     .metavar = "DIR", .def = "home with --listen",
+     .help = "a folder a client's workspace may be in (repeatable): a client whose `initialize` or "
+             "`workspace/didChangeWorkspaceFolders` names a folder outside every one (symbolic links and `..` "
+             "resolved) is refused, and no document outside them is indexed. `/` is never allowed. Unset: the "
+             "home folder with `--listen`, no limit on stdio ""(see [Allowed workspace roots](#allowed-workspace-roots))"},
     {.flag = "--token-file", .commands = "lsp", .kind = String, .field = &Options::token_file, .metavar = "PATH",
      .def = "a fresh token",
-     .help = "with `--listen`: the file holding the token a client must send first (see [Listening on "
-             "TCP](#listening-on-tcp)); refused when others may read it (POSIX). Unset: a random token is written "
+     .help = "with `--listen`: the file holding the token a client must send first (see [Listening on a "
+             "socket](#listening-on-a-socket)); refused when others may read it (POSIX). Unset: a random token is written "
              "to `wafer/lsp-PID.token` in the cache folder, readable only by you, its path printed on stderr and "
              "the file removed at exit"},
     {.flag = "--token-timeout-ms", .commands = "lsp", .kind = Int, .field = &Options::token_timeout_ms, .lo = 1,
