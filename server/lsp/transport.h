@@ -1,8 +1,9 @@
 // The byte pipe under the LSP: reads framed messages from the client and writes framed
 // replies, on the libuv loop. Stdio by default (stdin/stdout may be pipes, a TTY or
 // files), or one connection with --listen whose client first presents a token: on a local
-// socket (a Unix-domain socket; a named pipe on Windows) or on loopback TCP. Writes never block the loop and go out in the order send() was called; close()
-// flushes them before closing.
+// socket (a Unix-domain socket; a named pipe on Windows) or on loopback TCP. Writes never
+// block the loop and go out in the order send() was called; close() flushes them before
+// closing.
 #pragma once
 
 #include <functional>
