@@ -218,10 +218,10 @@ const std::vector<Setting> kTable = {
      .field = &Options::languages, .metavar = "a,b", .def = "all",
      .help = "complete only these languageIds (the flag: comma-separated)"},
     {.flag = "--listen", .commands = "lsp", .kind = String, .field = &Options::listen, .implicit = kListenLocal,
-     .metavar = "[PATH|HOST:PORT]", .def = "stdio",
-     .help = "serve one client on a local socket instead of stdio (see [Listening on a socket](#listening-on-a-socket)): "
+     .metavar = "PATH|HOST:PORT", .def = "stdio",
+     .help = "serve one client on a socket instead of stdio (see [Listening on a socket](#listening-on-a-socket)): "
              "alone, a Unix-domain socket `wafer/lsp.sock` in `$XDG_RUNTIME_DIR`, else `wafer/run/lsp.sock` in the "
-             "cache folder (a named pipe `\\\\.\\pipe\\wafer-lsp-USER` on Windows); a PATH (with a `/`) names the "
+             "cache folder (a named pipe `\\\\.\\pipe\\wafer-lsp-USERNAME` on Windows); a PATH (with a `/`) names the "
              "socket, whose folder must be yours and closed to others; HOST:PORT listens on loopback TCP instead"},
     {.flag = "--stdio", .commands = "lsp", .kind = Switch, .field = &Options::listen,
      .parse_flag = [](Options& o, std::string_view) { return o.listen.clear(), Status{}; },

@@ -73,7 +73,7 @@ TEST_CASE("options: lsp accepts --stdio, which LSP clients append", "[options]")
   CHECK_FALSE(parse({"tokenize", "m.gguf", "--stdio"}).ok());  // only where it means something
 }
 
-TEST_CASE("options: --listen alone is the local socket; --allow-root repeats", "[options]") {
+TEST_CASE("options: --listen alone is the local socket, --allow-root repeats", "[options]") {
   CHECK(parse({"lsp", "--listen"})->listen == "local");
   CHECK(parse({"lsp", "--listen", "--model", "m.gguf"})->listen == "local");
   CHECK(parse({"lsp", "--listen", "127.0.0.1:0"})->listen == "127.0.0.1:0");
