@@ -176,7 +176,7 @@ std::string usage(const std::string& command) {
     s += " FILE:LINE:COL [--model PATH|NAME] [--max-tokens N] [--json]   (LINE and COL from 1; COL counts characters)";
   else if (command == "info") s += " [MODEL.gguf|NAME] [--json] [--residency [--threads N]]";
   else if (command == "generate") s += " MODEL.gguf --prompt TEXT [-n N] [--temp T] [--seed S] [--threads N]";
-  else if (command == "lsp") s += " [--model PATH] [--listen 127.0.0.1:PORT] [OPTIONS]";
+  else if (command == "lsp") s += " [--model PATH] [--listen [PATH|HOST:PORT]] [OPTIONS]";
   else if (command == "pull") s += " NAME|URL [--sha256 HEX] [--cache-dir DIR]   (prints the model's path)";
   else if (command == "bench")
     s += " replay SOURCE [--model PATH] [OPTIONS] [-- SERVER COMMAND...]\n"
