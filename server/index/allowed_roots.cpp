@@ -24,9 +24,10 @@ Result<fs::path> resolve(const std::string& text) {
   return r;
 }
 
-bool is_below_or_at(const fs::path& path, const fs::path& root) {
-  const fs::path rel = path.lexically_relative(root);
-  return !rel.empty() && *rel.begin() != "..";
+// Compared as the platform compares paths (Windows: either slash, any case).
+bool is_below_or_at(const std::string& path, const std::string& root) {
+  const PathStyle style = native_path_style();
+  return same_path(path, root, style) || !path_below(root, path, style).empty();
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ Status check_allowed_root(const AllowedRoots& allowed, const std::string& path) 
   if (!r) return make_error("the workspace folder " + r.error().message);
   if (*r == r->root_path()) return make_error("the workspace folder '" + path + "' is the whole file system");
   for (const std::string& root : allowed.roots)
-    if (is_below_or_at(*r, path_from_utf8(root))) return {};
+    if (is_below_or_at(utf8_from_path(*r), root)) return {};
   std::string list;
   for (const std::string& root : allowed.roots) list += (list.empty() ? "" : ", ") + root;
   return make_error("the workspace folder '" + path + "'" +
