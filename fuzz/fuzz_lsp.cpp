@@ -9,7 +9,9 @@
 //   bit 1: the session starts initialized (utf-8 positions offered per bit 2, work-done
 //          progress per bit 3, the model loaded) with two documents open, so the fuzzer
 //          starts deep inside a session;  bit 2: offer utf-8 positions;
-//   bit 3: offer work-done progress;  bits 4-5: debounce 0, 1, 3 or 0 ms.
+//   bit 3: offer work-done progress;  bits 4-5: debounce 0, 1, 3 or 0 ms;
+//   bit 6: workspace folders only below /w (--allow-root), so initialize and
+//          didChangeWorkspaceFolders check every folder the client names.
 // Besides memory safety and undefined behaviour, it checks the daemon's promises: every
 // reply is valid JSON-RPC, and every request id gets exactly as many replies as requests
 // were sent with it (one each), including requests still running at end of input.
@@ -170,6 +172,7 @@ class Live {
     // No workspace index: a fuzzed root would have it walk this machine's folders (its own
     // tests cover it; the prompt path it feeds is the one the open documents take).
     options.workspace_index = false;
+    if (flags & 0x40) options.allow_roots = {"/w"};
     wafer::LspServer::Hooks hooks;
     hooks.send = [this](std::string body) {
       if (ledger_) ledger_->server_sent(body);
@@ -299,10 +302,10 @@ int run_one(const uint8_t* data, size_t size) {
   uint8_t flags = data[0];
   std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
   // The servers by the flags they depend on (without bit 1 the handshake bits do nothing).
-  uint8_t key = flags & ((flags & 2) ? 0x3e : 0x32);
+  uint8_t key = flags & ((flags & 2) ? 0x7e : 0x72);
   static std::map<uint8_t, std::unique_ptr<Live>>* servers = new std::map<uint8_t, std::unique_ptr<Live>>;
   std::unique_ptr<Live>& live = (*servers)[key];
-  if (!live) live = std::make_unique<Live>(static_cast<uint8_t>(flags & 0x3e));
+  if (!live) live = std::make_unique<Live>(static_cast<uint8_t>(flags & 0x7e));
   // Bit 0 is per input (how it is framed), not part of the server's state.
   if (!live->run(input, flags & 1)) live.reset();
   return 0;

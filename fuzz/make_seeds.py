@@ -69,6 +69,24 @@ def typing_session():
     return [json.dumps(m, ensure_ascii=False, separators=(",", ":")).encode("utf-8") for m in msgs]
 
 
+def workspace_folders_session():
+    """initialize naming its folders in every shape, then folders added and removed."""
+    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"capabilities": {}, "rootUri": "file:///w", "rootPath": "/w",
+                        "workspaceFolders": [{"uri": "file:///w", "name": "w"}, {"uri": 7}, "x",
+                                             {"name": "no uri"}, {"uri": "untitled:u", "name": "u"}]}},
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            {"jsonrpc": "2.0", "method": "workspace/didChangeWorkspaceFolders",
+             "params": {"event": {"added": [{"uri": "file:///", "name": "r"}, {"uri": None}, 3],
+                                  "removed": [{"uri": "file:///w", "name": "w"}]}}},
+            {"jsonrpc": "2.0", "method": "workspace/didChangeWorkspaceFolders", "params": {"event": []}},
+            {"jsonrpc": "2.0", "method": "workspace/didChangeWorkspaceFolders", "params": []},
+            {"jsonrpc": "2.0", "id": 2, "method": "wafer/stats"},
+            {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+            {"jsonrpc": "2.0", "method": "exit"}]
+    return [json.dumps(m, separators=(",", ":")).encode("utf-8") for m in msgs]
+
+
 def write(folder, name, data):
     d = CORPUS / folder
     d.mkdir(parents=True, exist_ok=True)
@@ -89,6 +107,9 @@ def main():
     session = typing_session()
     write("lsp", "seed-typing-raw", b"\x00" + b"".join(frame(b) for b in session))
     write("lsp", "seed-typing-lines", b"\x01" + b"\n".join(session))
+    folders = b"\n".join(workspace_folders_session())
+    write("lsp", "seed-lines-workspace_folders", b"\x01" + folders)
+    write("lsp", "seed-lines-workspace_folders-allowed_roots", b"\x41" + folders)  # bit 6: --allow-root /w
     # With the harness's prelude (initialize + two open documents), utf-16 and utf-8.
     edits = [m for m in session if b"didChange" in m or b"inlineCompletion" in m]
     edits = [e.replace(b"file:///s.py", b"file:///a.py") for e in edits]

@@ -137,8 +137,10 @@ Result<Options> parse_options(int argc, const char* const* argv) {
                           (o.command.empty() ? "" : " for 'wafer " + o.command + "'") +
                           " (try 'wafer " + o.command + (o.command.empty() ? "" : " ") + "--help')");
       if (takes_value(*flag) && !inline_value) {
-        if (i + 1 >= argc) return make_error(std::string(name) + ": missing value");
-        value = argv[++i];
+        const bool next_is_flag = i + 1 < argc && argv[i + 1][0] == '-' && argv[i + 1][1] != '\0';
+        if (!flag->implicit.empty() && (i + 1 >= argc || next_is_flag)) value = flag->implicit;
+        else if (i + 1 >= argc) return make_error(std::string(name) + ": missing value");
+        else value = argv[++i];
       } else if (!takes_value(*flag) && inline_value) {
         return make_error(std::string(name) + " takes no value");
       }
@@ -174,7 +176,7 @@ std::string usage(const std::string& command) {
     s += " FILE:LINE:COL [--model PATH|NAME] [--max-tokens N] [--json]   (LINE and COL from 1; COL counts characters)";
   else if (command == "info") s += " [MODEL.gguf|NAME] [--json] [--residency [--threads N]]";
   else if (command == "generate") s += " MODEL.gguf --prompt TEXT [-n N] [--temp T] [--seed S] [--threads N]";
-  else if (command == "lsp") s += " [--model PATH] [--listen 127.0.0.1:PORT] [OPTIONS]";
+  else if (command == "lsp") s += " [--model PATH] [--listen [PATH|HOST:PORT]] [OPTIONS]";
   else if (command == "pull") s += " NAME|URL [--sha256 HEX] [--cache-dir DIR]   (prints the model's path)";
   else if (command == "bench")
     s += " replay SOURCE [--model PATH] [OPTIONS] [-- SERVER COMMAND...]\n"

@@ -13,6 +13,9 @@
 
 namespace wafer {
 
+// `--listen` without a value: the default local socket (server/cli/listen_socket.h).
+inline constexpr std::string_view kListenLocal = "local";
+
 struct Options {
   std::string command;                // "lsp", "complete", "tokenize", "generate", "info", "bench", "pull", "" (none)
   std::vector<std::string> positional;  // arguments after the subcommand that are not flags
@@ -31,8 +34,11 @@ struct Options {
   bool token_healing = true;          // regenerate the prefix's last token (engine/decode/token_healing.h)
 
   // lsp
-  std::string listen;                 // "127.0.0.1:PORT"; empty: stdio
+  std::string listen;                 // kListenLocal, a socket path (has a '/' or '\\') or HOST:PORT; empty: stdio
   bool allow_remote = false;
+  std::vector<std::string> allow_roots;  // --listen: the folders a client's workspace may be in; empty: the home folder
+  int max_index_files = 20000;        // the workspace index's files, whatever indexMaxFiles says
+  int max_index_mib = 64;             // the source the workspace index reads, in MiB
   std::string token_file;             // --listen: the token clients present; empty: a fresh one (cli/listen_token_file.h)
   int token_timeout_ms = 5000;        // --listen: a client's token line must arrive within this long
   // What one client may make the daemon hold (flags only: a client must not raise its own).

@@ -149,7 +149,7 @@ const std::vector<Setting> kTable = {
              "Workspace index below)"},
     {.flag = "--index-max-files", .key = "indexMaxFiles", .commands = "lsp", .kind = Int,
      .field = &Options::index_max_files, .lo = 1, .hi = 1000000, .metavar = "N", .def = "5000",
-     .help = "the workspace index stops after N files (and after 64 MiB of source)"},
+     .help = "the workspace index stops after N files (at most `--max-index-files`)"},
     {.flag = "--exclude", .key = "exclude", .commands = "lsp info", .kind = List, .field = &Options::exclude,
      .metavar = "PATTERN,...", .def = "none",
      .help = "files kept out of every prompt, in `.gitignore` syntax, besides the built-in list of secret-bearing "
@@ -217,18 +217,29 @@ const std::vector<Setting> kTable = {
     {.flag = "--languages", .key = "enabledLanguages", .commands = "lsp", .kind = List,
      .field = &Options::languages, .metavar = "a,b", .def = "all",
      .help = "complete only these languageIds (the flag: comma-separated)"},
-    {.flag = "--listen", .commands = "lsp", .kind = String, .field = &Options::listen, .metavar = "HOST:PORT",
-     .def = "stdio", .help = "serve one loopback TCP client instead of stdio"},
+    {.flag = "--listen", .commands = "lsp", .kind = String, .field = &Options::listen, .implicit = kListenLocal,
+     .metavar = "PATH|HOST:PORT", .def = "stdio",
+     .help = "serve one client on a socket instead of stdio (see [Listening on a socket](#listening-on-a-socket)): "
+             "alone, a Unix-domain socket `wafer/lsp.sock` in `$XDG_RUNTIME_DIR`, else `wafer/run/lsp.sock` in the "
+             "cache folder (a named pipe `\\\\.\\pipe\\wafer-lsp-USERNAME` on Windows); a PATH (with a `/`) names the "
+             "socket, whose folder must be yours and closed to others; HOST:PORT listens on loopback TCP instead"},
     {.flag = "--stdio", .commands = "lsp", .kind = Switch, .field = &Options::listen,
      .parse_flag = [](Options& o, std::string_view) { return o.listen.clear(), Status{}; },
      .help = "serve LSP over standard input/output (the default; accepted because LSP clients such as "
              "vscode-languageclient append it)"},
     {.flag = "--allow-remote", .commands = "lsp", .kind = Switch, .field = &Options::allow_remote, .def = "off",
      .help = "allow `--listen` on a non-loopback address"},
+    {.flag = "--allow-root", .commands = "lsp", .kind = Custom, .field = &Options::allow_roots,
+     .parse_flag = [](Options& o, std::string_view v) { return o.allow_roots.emplace_back(v), Status{}; },
+     .metavar = "DIR", .def = "home with --listen",
+     .help = "a folder a client's workspace may be in (repeatable): a client whose `initialize` or "
+             "`workspace/didChangeWorkspaceFolders` names a folder outside every one (symbolic links and `..` "
+             "resolved) is refused, and no document outside them is indexed. `/` is never allowed. Unset: the "
+             "home folder with `--listen`, no limit on stdio ""(see [Allowed workspace roots](#allowed-workspace-roots))"},
     {.flag = "--token-file", .commands = "lsp", .kind = String, .field = &Options::token_file, .metavar = "PATH",
      .def = "a fresh token",
-     .help = "with `--listen`: the file holding the token a client must send first (see [Listening on "
-             "TCP](#listening-on-tcp)); refused when others may read it (POSIX). Unset: a random token is written "
+     .help = "with `--listen`: the file holding the token a client must send first (see [Listening on a "
+             "socket](#listening-on-a-socket)); refused when others may read it (POSIX). Unset: a random token is written "
              "to `wafer/lsp-PID.token` in the cache folder, readable only by you, its path printed on stderr and "
              "the file removed at exit"},
     {.flag = "--token-timeout-ms", .commands = "lsp", .kind = Int, .field = &Options::token_timeout_ms, .lo = 1,
@@ -248,6 +259,13 @@ const std::vector<Setting> kTable = {
     {.flag = "--max-pending-requests", .commands = "lsp", .kind = Int, .field = &Options::max_pending_requests,
      .lo = 1, .hi = 100000, .metavar = "N", .def = "64",
      .help = "requests a client may have unanswered at once; one more is answered at once with an error"},
+    {.flag = "--max-index-files", .commands = "lsp", .kind = Int, .field = &Options::max_index_files, .lo = 1,
+     .hi = 1000000, .metavar = "N", .def = "20000",
+     .help = "the files a client's workspace index may hold, whatever `indexMaxFiles` asks; past it no file is "
+             "added, the log says so once and `wafer/stats` counts the files left out (`limit_skipped`)"},
+    {.flag = "--max-index-mib", .commands = "lsp", .kind = Int, .field = &Options::max_index_mib, .lo = 1,
+     .hi = 65536, .metavar = "N", .def = "64",
+     .help = "the source a client's workspace index may read, in MiB; past it as for `--max-index-files`"},
     {.flag = "--log-file", .commands = "lsp", .kind = String, .field = &Options::log_file, .metavar = "PATH",
      .def = "stderr", .help = "append the daemon's log to PATH"},
     {.flag = "--fake-engine", .commands = "lsp bench", .kind = String, .field = &Options::fake_engine,

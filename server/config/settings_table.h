@@ -57,6 +57,7 @@ struct Setting {
   Status (*check)(std::string_view) = nullptr;   // ...or a function that accepts or refuses one
   Status (*parse_flag)(Options&, std::string_view value) = nullptr;  // a flag read its own way
   Reload reload = Reload::None;
+  std::string_view implicit;  // the value of the flag given without one (last, or before another flag); "" required
   std::string_view metavar;  // what the flag's value is called in help ("N", "PATH")
   std::string_view def;      // the default as text ("" when there is nothing to say)
   std::string_view help;     // Markdown: `code` and [links](#anchors); plain text in --help

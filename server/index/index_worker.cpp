@@ -73,7 +73,7 @@ void IndexWorker::run() {
     } else {
       if (!current_) continue;
       next = current_->with_file(task.root_or_path,
-                                 WorkspaceIndex::index_file(current_->root(), task.root_or_path, limits_));
+                                 WorkspaceIndex::index_file(current_->root(), task.root_or_path, limits_), limits_);
     }
     current_ = next;
     {

@@ -43,6 +43,7 @@ std::shared_ptr<const IndexedFile> index_text(std::string relative, const gramma
   auto f = std::make_shared<IndexedFile>();
   f->path = std::move(relative);
   f->language = std::string(language.name);
+  f->source_bytes = text.size();
   if (const grammars::LanguageRules* rules = grammars::language_rules(language.name)) {
     SyntaxTree syntax(language);
     syntax.reset(text);
@@ -102,6 +103,7 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
   IgnoreRules rules;
   const ExclusionRules& exclusion = exclusion_of(limits);
   size_t entries = 0, total = 0;
+  bool full = false;  // a limit is reached: no file is added
   // Depth first, folders in name order, each folder's .gitignore read before its entries.
   struct Folder {
     fs::path path;
@@ -148,6 +150,11 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
       if (!e.is_regular_file(tec)) continue;
       const grammars::Language* language = grammars::language_by_path(name);
       if (!language) continue;
+      // Full: the rest of the walk only counts what is left out, reading nothing.
+      if (full) {
+        ++index->counts_.limit_skipped;
+        continue;
+      }
       std::string text;
       if (!read_small(e.path(), limits.max_file_bytes, text)) {
         ++index->counts_.too_large;
@@ -155,8 +162,9 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
       }
       if (index->files_.size() + batch.size() >= limits.max_files || total + text.size() > limits.max_total_bytes) {
         index->counts_.truncated = true;
-        stack.clear();
-        break;
+        ++index->counts_.limit_skipped;
+        full = true;
+        continue;
       }
       total += text.size();
       batch.push_back({relative, language, std::move(text)});
@@ -169,15 +177,25 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
 }
 
 std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::with_file(const std::string& relative,
-                                                                std::shared_ptr<const IndexedFile> file) const {
+                                                                std::shared_ptr<const IndexedFile> file,
+                                                                const IndexLimits& limits) const {
   auto next = std::make_shared<WorkspaceIndex>();
   next->root_ = root_;
   next->names_ = names_;
   next->counts_ = counts_;
   next->files_.reserve(files_.size() + 1);
   const std::string key = file_key(relative, names_);
+  size_t total = 0;
   for (const auto& f : files_)
-    if (file_key(f->path, names_) != key) next->files_.push_back(f);
+    if (file_key(f->path, names_) != key) {
+      next->files_.push_back(f);
+      total += f->source_bytes;
+    }
+  if (file && (next->files_.size() >= limits.max_files || total + file->source_bytes > limits.max_total_bytes)) {
+    ++next->counts_.limit_skipped;
+    next->counts_.truncated = true;
+    file = nullptr;
+  }
   if (file) next->files_.push_back(std::move(file));
   next->finish();
   return next;
@@ -189,8 +207,10 @@ void WorkspaceIndex::finish() {
   counts_.files = files_.size();
   counts_.definitions = 0;
   counts_.bytes = 0;
+  counts_.source_bytes = 0;
   for (size_t i = 0; i < files_.size(); ++i) {
     counts_.definitions += files_[i]->definitions.size();
+    counts_.source_bytes += files_[i]->source_bytes;
     counts_.bytes += entry_bytes(*files_[i]);
     for (const Definition& d : files_[i]->definitions) by_name_.emplace(d.name, i);
   }

@@ -6,8 +6,10 @@
 // An index is an immutable snapshot: built on a worker thread (WorkspaceIndex::build),
 // then swapped in whole; a changed file gives a new snapshot sharing every other file's
 // entry (with_file). The walk follows .gitignore files (index/gitignore.h), skips .git and
-// the files the content exclusion names (index/exclusion.h: secrets never enter it), and stops at the limits below: a file larger than max_file_bytes is left out, and the
-// walk ends after max_files indexed files or max_total_bytes of source read.
+// the files the content exclusion names (index/exclusion.h: secrets never enter it), and
+// keeps to the limits below: a file larger than max_file_bytes is left out, and once the
+// index holds max_files files or max_total_bytes of source no file is added (the walk goes
+// on, reading nothing, to count the files left out; with_file adds none either).
 #pragma once
 
 #include <algorithm>
@@ -39,6 +41,7 @@ struct IndexLimits {
 struct IndexedFile {
   std::string path;      // relative to the root, '/'-separated
   std::string language;  // grammars::Language::name
+  size_t source_bytes = 0;
   std::vector<Definition> definitions;
 };
 
@@ -50,7 +53,9 @@ class WorkspaceIndex {
     size_t ignored = 0;           // files and folders left out by .gitignore
     size_t excluded = 0;          // files and folders left out by the content exclusion
     size_t too_large = 0;         // files over max_file_bytes
-    bool truncated = false;       // a limit ended the walk early
+    size_t source_bytes = 0;      // the indexed files' text
+    size_t limit_skipped = 0;     // files left out at max_files, max_total_bytes or max_entries
+    bool truncated = false;       // a limit left files out (or ended the walk at max_entries)
   };
 
   // Walks root (an absolute folder path) and indexes what it finds; stops early, with
@@ -61,9 +66,10 @@ class WorkspaceIndex {
   // language, is excluded, cannot be read or is over the size limit).
   static std::shared_ptr<const IndexedFile> index_file(const std::string& root, const std::string& relative,
                                                        const IndexLimits& limits);
-  // This index with one file's entry replaced, added (file) or removed (nullptr).
-  std::shared_ptr<const WorkspaceIndex> with_file(const std::string& relative,
-                                                  std::shared_ptr<const IndexedFile> file) const;
+  // This index with one file's entry replaced, added (file) or removed (nullptr). A new file
+  // that would pass max_files or max_total_bytes is not added, and counted in limit_skipped.
+  std::shared_ptr<const WorkspaceIndex> with_file(const std::string& relative, std::shared_ptr<const IndexedFile> file,
+                                                  const IndexLimits& limits) const;
 
   // The files defining any of `names`, of a language whose definitions help `language`
   // (related(a, b)), except the paths in `skip` (sorted file_keys under the index's rules;

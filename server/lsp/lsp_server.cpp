@@ -7,6 +7,8 @@
 #include "server/lsp/completion_result.h"
 #include "server/lsp/settings.h"
 #include "server/lsp/stats_json.h"
+#include "server/index/allowed_roots.h"
+#include "server/service/service_options.h"
 
 namespace wafer {
 
@@ -58,6 +60,8 @@ void LspServer::register_handlers() {
     service_.file_changed(lsp::parse_params<lsp::DidCloseTextDocumentParams>(p).text_document.uri);
   });
   endpoint_.on_notification("workspace/didChangeWatchedFiles", [this](const json& p) { on_did_change_watched_files(p); });
+  endpoint_.on_notification("workspace/didChangeWorkspaceFolders",
+                            [this](const json& p) { on_did_change_workspace_folders(p); });
   // Show/accept feedback as Copilot's language server names it (statistics).
   endpoint_.on_notification("textDocument/didShowCompletion", [this](const json& p) { on_completion_feedback(p, false); });
   endpoint_.on_notification("textDocument/didPartiallyAcceptCompletion",
@@ -100,6 +104,15 @@ void LspServer::on_initialize(const json& params, Reply reply) {
     return;
   }
   auto p = lsp::parse_params<lsp::InitializeParams>(params);
+  // A listening daemon serves only a workspace inside the folders its owner allows; the
+  // client may send initialize again with another folder.
+  const AllowedRoots allowed = allowed_roots(options_);
+  for (const std::string& uri : p.named_roots)
+    if (Status st = check_allowed_root_uri(allowed, uri); !st) {
+      log_.warn("refused initialize: " + st.error().message);
+      reply.error({jsonrpc::kInvalidParams, "wafer: " + st.error().message});
+      return;
+    }
   Options next = options_;
   if (Status st = apply_settings(next, p.initialization_options); !st)
     throw jsonrpc::InvalidParams("initializationOptions." + st.error().message);
@@ -166,6 +179,18 @@ void LspServer::on_did_change(const json& params) {
   auto p = lsp::parse_params<lsp::DidChangeTextDocumentParams>(params);
   // A change that cannot be applied is logged by the service (a notification has no reply).
   (void)service_.change(p.text_document.uri, p.text_document.version, p.content_changes);
+}
+
+// The daemon indexes the one folder initialize named; an added folder outside the allowed
+// roots is refused aloud (a notification has no reply), the others change nothing.
+void LspServer::on_did_change_workspace_folders(const json& params) {
+  auto p = lsp::parse_params<lsp::DidChangeWorkspaceFoldersParams>(params);
+  const AllowedRoots allowed = allowed_roots(options_);
+  for (const std::string& uri : p.added)
+    if (Status st = check_allowed_root_uri(allowed, uri); !st) {
+      log_.warn("refused a workspace folder: " + st.error().message);
+      show_message(lsp::MessageType::kError, "wafer: " + st.error().message);
+    }
 }
 
 void LspServer::on_did_change_watched_files(const json& params) {

@@ -65,6 +65,7 @@ class LspServer final : private ServiceEvents {
   void configure(Options next);
   void on_did_change(const nlohmann::json& params);
   void on_did_change_watched_files(const nlohmann::json& params);
+  void on_did_change_workspace_folders(const nlohmann::json& params);
   void on_yank(const nlohmann::json& params);  // wafer/yank
   void on_completion_feedback(const nlohmann::json& params, bool partial_accept);
   void on_completion(const nlohmann::json& params, jsonrpc::Reply&& reply, bool inline_kind);

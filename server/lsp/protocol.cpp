@@ -1,5 +1,7 @@
 #include "server/lsp/protocol.h"
 
+#include "server/prompt/prompt_paths.h"
+
 namespace wafer::lsp {
 namespace {
 
@@ -175,6 +177,27 @@ void from_json(const json& j, InitializeParams& v) {
   if (auto u = j.find("rootUri"); v.root_uri.empty() && u != j.end() && u->is_string()) v.root_uri = u->get<std::string>();
   if (auto u = j.find("rootPath"); v.root_uri.empty() && u != j.end() && u->is_string() && !u->get<std::string>().empty())
     v.root_uri = "file://" + u->get<std::string>();
+  // Every folder the client names, for the allowed roots (index/allowed_roots.h): an odd
+  // value is named as it is, so that it is refused rather than overlooked.
+  if (auto f = j.find("workspaceFolders"); f != j.end() && f->is_array())
+    for (const json& folder : *f)
+      if (auto u = folder.is_object() ? folder.find("uri") : folder.end(); folder.is_object() && u != folder.end())
+        v.named_roots.push_back(u->is_string() ? u->get<std::string>() : u->dump());
+  if (auto u = j.find("rootUri"); u != j.end() && !u->is_null())
+    v.named_roots.push_back(u->is_string() ? u->get<std::string>() : u->dump());
+  if (auto u = j.find("rootPath"); u != j.end() && !u->is_null() && !(u->is_string() && u->get<std::string>().empty()))
+    v.named_roots.push_back(u->is_string() ? uri_from_path(u->get<std::string>()) : u->dump());
+}
+
+void from_json(const json& j, DidChangeWorkspaceFoldersParams& v) {
+  if (!j.is_object()) wrong_type("params", "an object", j);
+  auto e = j.find("event");
+  if (e == j.end() || !e->is_object()) return;
+  auto added = e->find("added");
+  if (added == e->end() || !added->is_array()) return;
+  for (const json& folder : *added)
+    if (folder.is_object())
+      if (auto u = folder.find("uri"); u != folder.end()) v.added.push_back(u->is_string() ? u->get<std::string>() : u->dump());
 }
 
 void from_json(const json& j, SetTraceParams& v) { read(j, "value", v.value); }

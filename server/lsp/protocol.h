@@ -93,6 +93,11 @@ struct InitializeParams {
   json initialization_options;                  // null when absent
   std::string trace = "off";
   std::string root_uri;  // workspaceFolders[0].uri, else rootUri, else file:// + rootPath ("" none)
+  std::vector<std::string> named_roots;  // every folder named: workspaceFolders' uris, rootUri, file:// + rootPath
+};
+
+struct DidChangeWorkspaceFoldersParams {
+  std::vector<std::string> added;  // event.added[].uri
 };
 
 struct SetTraceParams {
@@ -100,6 +105,7 @@ struct SetTraceParams {
 };
 
 void from_json(const json& j, TextDocumentIdentifier& v);
+void from_json(const json& j, DidChangeWorkspaceFoldersParams& v);
 void from_json(const json& j, VersionedTextDocumentIdentifier& v);
 void from_json(const json& j, DidOpenTextDocumentParams& v);
 void from_json(const json& j, DidChangeTextDocumentParams& v);

@@ -69,7 +69,8 @@ json stats_json(const Stats& stats, const ServiceStatus& status, const Options& 
                             {"files", c.files},             {"definitions", c.definitions},
                             {"kib", c.bytes / 1024},        {"ignored", c.ignored},
                             {"excluded_files", c.excluded}, {"too_large", c.too_large},
-                            {"truncated", c.truncated},     {"build_ms", ix.build_ms},
+                            {"truncated", c.truncated},     {"limit_skipped", c.limit_skipped},
+                            {"source_kib", c.source_bytes / 1024}, {"build_ms", ix.build_ms},
                             {"generation", ix.generation}};
   }
   return s;

@@ -225,32 +225,48 @@ class StdioTransport : public UvTransport {
   StdioHandle in_handle_{}, out_handle_{};
 };
 
-class TcpTransport : public UvTransport {
- public:
-  TcpTransport(uv_loop_t* loop, size_t max_body, ListenAuth auth) : UvTransport(loop, max_body), auth_(std::move(auth)) {}
+// A connection of either kind, on the heap (accepted clients) or in the transport (the
+// listener); libuv handles both as a uv_stream_t.
+union Connection {
+  uv_tcp_t tcp;
+  uv_pipe_t pipe;
+};
+uv_stream_t* stream_of(Connection* c) { return reinterpret_cast<uv_stream_t*>(c); }
 
-  Status listen(const ListenAddress& a, std::function<void(int)> on_listening) {
+// Listens on loopback TCP or on a local socket (a Unix-domain socket; a named pipe on
+// Windows) and serves the first client that presents the token.
+class ListenTransport : public UvTransport {
+ public:
+  ListenTransport(uv_loop_t* loop, size_t max_body, ListenAuth auth, bool pipe)
+      : UvTransport(loop, max_body), auth_(std::move(auth)), pipe_(pipe) {}
+
+  Status listen_tcp(const ListenAddress& a, std::function<void(int)> on_listening) {
     sockaddr_storage addr{};
     int rc = a.ipv6 ? uv_ip6_addr(a.host.c_str(), a.port, reinterpret_cast<sockaddr_in6*>(&addr))
                     : uv_ip4_addr(a.host.c_str(), a.port, reinterpret_cast<sockaddr_in*>(&addr));
     if (rc != 0) return make_error("invalid address '" + a.host + "'");
-    uv_tcp_init(loop_, &listener_);
-    listener_.data = this;
+    init_connection(&listener_);
     listener_open_ = true;
-    rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
-    if (rc == 0)
-      rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 8, [](uv_stream_t* server, int status) {
-        static_cast<TcpTransport*>(server->data)->on_connection(status);
-      });
+    rc = uv_tcp_bind(&listener_.tcp, reinterpret_cast<const sockaddr*>(&addr), 0);
+    if (rc == 0) rc = start_listening();
     if (rc != 0) return make_error("cannot listen on " + a.host + ":" + std::to_string(a.port) + ": " + uv_strerror(rc));
     sockaddr_storage bound{};
     int len = sizeof bound;
-    uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr*>(&bound), &len);
+    uv_tcp_getsockname(&listener_.tcp, reinterpret_cast<sockaddr*>(&bound), &len);
     const uint16_t raw = bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
                                                      : reinterpret_cast<sockaddr_in*>(&bound)->sin_port;
     const auto* be = reinterpret_cast<const unsigned char*>(&raw);  // network byte order
     int port = be[0] << 8 | be[1];
     if (on_listening) on_listening(port);
+    return {};
+  }
+
+  Status listen_pipe(const std::string& name) {
+    init_connection(&listener_);
+    listener_open_ = true;
+    int rc = uv_pipe_bind(&listener_.pipe, name.c_str());
+    if (rc == 0) rc = start_listening();
+    if (rc != 0) return make_error("cannot listen on " + name + ": " + uv_strerror(rc));
     return {};
   }
 
@@ -263,8 +279,8 @@ class TcpTransport : public UvTransport {
   // A connection that has not presented the token yet. Its handles are on the heap: the
   // one that presents the token becomes the client, the others are closed.
   struct Candidate {
-    TcpTransport* self;
-    uv_tcp_t* tcp;
+    ListenTransport* self;
+    Connection* conn;
     uv_timer_t* timer;
     TokenCheck check;
     char buf[4096];
@@ -273,22 +289,33 @@ class TcpTransport : public UvTransport {
     uv_write_t write;
     uv_shutdown_t shutdown;
     std::string line;
-    uv_tcp_t* tcp;
+    Connection* conn;
   };
   // Clients waiting for their token at once; more are refused (a flood of idle connections).
   static constexpr size_t kMaxCandidates = 16;
 
+  void init_connection(Connection* c) {
+    if (pipe_) uv_pipe_init(loop_, &c->pipe, 0);
+    else uv_tcp_init(loop_, &c->tcp);
+  }
+
+  int start_listening() {
+    listener_.tcp.data = this;  // the handles' common head
+    return uv_listen(stream_of(&listener_), 8, [](uv_stream_t* server, int status) {
+      static_cast<ListenTransport*>(server->data)->on_connection(status);
+    });
+  }
+
   void on_connection(int status) {
     if (status < 0 || closing_) return;
-    auto* tcp = new uv_tcp_t;
-    uv_tcp_init(loop_, tcp);
-    if (uv_accept(reinterpret_cast<uv_stream_t*>(&listener_), reinterpret_cast<uv_stream_t*>(tcp)) != 0)
-      return close_tcp(tcp);
-    if (client_) return refuse(tcp, "the daemon already serves a client");
-    if (candidates_.size() >= kMaxCandidates) return refuse(tcp, "too many clients are waiting to present a token");
-    auto* c = new Candidate{this, tcp, new uv_timer_t, TokenCheck(auth_.token), {}};
+    auto* conn = new Connection;
+    init_connection(conn);
+    if (uv_accept(stream_of(&listener_), stream_of(conn)) != 0) return close_connection(conn);
+    if (client_) return refuse(conn, "the daemon already serves a client");
+    if (candidates_.size() >= kMaxCandidates) return refuse(conn, "too many clients are waiting to present a token");
+    auto* c = new Candidate{this, conn, new uv_timer_t, TokenCheck(auth_.token), {}};
     candidates_.push_back(c);
-    tcp->data = c;
+    stream_of(conn)->data = c;
     uv_timer_init(loop_, c->timer);
     c->timer->data = c;
     uv_timer_start(
@@ -299,7 +326,7 @@ class TcpTransport : public UvTransport {
         },
         static_cast<uint64_t>(std::max(auth_.timeout_ms, 1)), 0);
     uv_read_start(
-        reinterpret_cast<uv_stream_t*>(tcp),
+        stream_of(conn),
         [](uv_handle_t* h, size_t, uv_buf_t* buf) {
           auto* c = static_cast<Candidate*>(h->data);
           *buf = uv_buf_init(c->buf, sizeof c->buf);
@@ -320,68 +347,68 @@ class TcpTransport : public UvTransport {
     if (client_ || closing_) return end_candidate(c, "the daemon already serves a client");
     const std::string rest = c->check.rest();
     client_ = forget_candidate(c);
-    uv_tcp_nodelay(client_, 1);
-    in_stream_ = out_stream_ = reinterpret_cast<uv_stream_t*>(client_);
+    if (!pipe_) uv_tcp_nodelay(&client_->tcp, 1);
+    in_stream_ = out_stream_ = stream_of(client_);
     start_stream_reading();
     if (!rest.empty()) on_bytes(rest);
   }
 
   // Refuses the candidate with the reason ("": it went away; close without a word).
   void end_candidate(Candidate* c, std::string reason) {  // a copy: c (which may own it) is freed
-    uv_tcp_t* tcp = forget_candidate(c);
-    if (reason.empty()) return close_tcp(tcp);
-    refuse(tcp, reason);
+    Connection* conn = forget_candidate(c);
+    if (reason.empty()) return close_connection(conn);
+    refuse(conn, reason);
   }
 
   // Stops reading the candidate's connection and frees the rest of it; returns the connection.
-  uv_tcp_t* forget_candidate(Candidate* c) {
-    uv_tcp_t* tcp = c->tcp;
-    uv_read_stop(reinterpret_cast<uv_stream_t*>(tcp));
+  Connection* forget_candidate(Candidate* c) {
+    Connection* conn = c->conn;
+    uv_read_stop(stream_of(conn));
     uv_close(reinterpret_cast<uv_handle_t*>(c->timer), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
     candidates_.erase(std::find(candidates_.begin(), candidates_.end(), c));
     delete c;
-    return tcp;
+    return conn;
   }
 
   // Writes one error line, ends our side of the connection (so the line arrives before
   // the close), and closes it; nothing more is read from it.
-  void refuse(uv_tcp_t* tcp, const std::string& reason) {
+  void refuse(Connection* conn, const std::string& reason) {
     if (auth_.refused) auth_.refused(reason);
-    auto* r = new Refusal{{}, {}, std::string(kTokenErrorPrefix) + reason + "\r\n", tcp};
+    auto* r = new Refusal{{}, {}, std::string(kTokenErrorPrefix) + reason + "\r\n", conn};
     r->write.data = r;
     uv_buf_t buf = uv_buf_init(r->line.data(), static_cast<unsigned>(r->line.size()));
-    auto* stream = reinterpret_cast<uv_stream_t*>(tcp);
-    if (uv_write(&r->write, stream, &buf, 1, [](uv_write_t* req, int status) {
+    if (uv_write(&r->write, stream_of(conn), &buf, 1, [](uv_write_t* req, int status) {
           auto* r = static_cast<Refusal*>(req->data);
           r->shutdown.data = r;
-          if (status < 0 || uv_shutdown(&r->shutdown, reinterpret_cast<uv_stream_t*>(r->tcp), [](uv_shutdown_t* req, int) {
+          if (status < 0 || uv_shutdown(&r->shutdown, stream_of(r->conn), [](uv_shutdown_t* req, int) {
                 auto* r = static_cast<Refusal*>(req->data);
-                close_tcp(r->tcp);
+                close_connection(r->conn);
                 delete r;
               }) != 0) {
-            close_tcp(r->tcp);
+            close_connection(r->conn);
             delete r;
           }
         }) != 0) {
-      close_tcp(tcp);
+      close_connection(conn);
       delete r;
     }
   }
 
-  static void close_tcp(uv_tcp_t* tcp) {
-    auto* h = reinterpret_cast<uv_handle_t*>(tcp);
-    if (!uv_is_closing(h)) uv_close(h, [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
+  static void close_connection(Connection* conn) {
+    auto* h = reinterpret_cast<uv_handle_t*>(conn);
+    if (!uv_is_closing(h)) uv_close(h, [](uv_handle_t* h) { delete reinterpret_cast<Connection*>(h); });
   }
 
   void close_handles() override {
     if (listener_open_) close_handle(reinterpret_cast<uv_handle_t*>(&listener_));
-    while (!candidates_.empty()) close_tcp(forget_candidate(candidates_.back()));
-    if (client_) close_tcp(client_);
+    while (!candidates_.empty()) close_connection(forget_candidate(candidates_.back()));
+    if (client_) close_connection(client_);
   }
 
   ListenAuth auth_;
-  uv_tcp_t listener_{};
-  uv_tcp_t* client_ = nullptr;  // the connection that presented the token
+  bool pipe_;
+  Connection listener_{};
+  Connection* client_ = nullptr;  // the connection that presented the token
   bool listener_open_ = false;
   std::vector<Candidate*> candidates_;
 };
@@ -434,11 +461,22 @@ Result<std::unique_ptr<Transport>> make_tcp_transport(uv_loop_t* loop, const Lis
     return make_error("refusing to listen on non-loopback address " + address.host +
                       ": anyone on the network could read your code (use --allow-remote to override)");
   if (auth.token.empty()) return make_error("a listening daemon needs a token");
-  auto t = std::make_unique<TcpTransport>(loop, max_body, std::move(auth));
-  if (Status st = t->listen(address, std::move(on_listening)); !st) {
+  auto t = std::make_unique<ListenTransport>(loop, max_body, std::move(auth), /*pipe=*/false);
+  if (Status st = t->listen_tcp(address, std::move(on_listening)); !st) {
     // The listener handle is registered with the loop; keep its memory valid (the caller
     // exits without running the loop again).
     (void)t.release();
+    return st.error();
+  }
+  return std::unique_ptr<Transport>(std::move(t));
+}
+
+Result<std::unique_ptr<Transport>> make_local_socket_transport(uv_loop_t* loop, const std::string& name, ListenAuth auth,
+                                                               size_t max_body) {
+  if (auth.token.empty()) return make_error("a listening daemon needs a token");
+  auto t = std::make_unique<ListenTransport>(loop, max_body, std::move(auth), /*pipe=*/true);
+  if (Status st = t->listen_pipe(name); !st) {
+    (void)t.release();  // as above
     return st.error();
   }
   return std::unique_ptr<Transport>(std::move(t));

@@ -1,8 +1,9 @@
 // The byte pipe under the LSP: reads framed messages from the client and writes framed
 // replies, on the libuv loop. Stdio by default (stdin/stdout may be pipes, a TTY or
-// files), or one loopback TCP connection with --listen whose client first presents a
-// token. Writes never block the loop and go out in the order send() was called; close()
-// flushes them before closing.
+// files), or one connection with --listen whose client first presents a token: on a local
+// socket (a Unix-domain socket; a named pipe on Windows) or on loopback TCP. Writes never
+// block the loop and go out in the order send() was called; close() flushes them before
+// closing.
 #pragma once
 
 #include <functional>
@@ -46,7 +47,7 @@ struct ListenAddress {
 // "127.0.0.1:7000", "localhost:7000", "[::1]:7000", ":7000" (= 127.0.0.1).
 Result<ListenAddress> parse_listen_address(std::string_view text);
 
-// What a TCP client must present first (server/lsp/listen_token.h).
+// What a listening daemon's client must present first (server/lsp/listen_token.h).
 struct ListenAuth {
   std::string token;
   int timeout_ms = 5000;  // the token line must arrive within this long
@@ -60,5 +61,11 @@ struct ListenAuth {
 Result<std::unique_ptr<Transport>> make_tcp_transport(uv_loop_t* loop, const ListenAddress& address, bool allow_remote,
                                                       ListenAuth auth, std::function<void(int port)> on_listening,
                                                       size_t max_body = kDefaultMaxBody);
+
+// Listens on a local socket: `name` is a Unix-domain socket's path (the caller chose a folder
+// only the owner can enter: server/cli/listen_socket.h) or a Windows named pipe's name
+// (\\.\pipe\...). Clients are served and refused as by make_tcp_transport.
+Result<std::unique_ptr<Transport>> make_local_socket_transport(uv_loop_t* loop, const std::string& name, ListenAuth auth,
+                                                               size_t max_body = kDefaultMaxBody);
 
 }  // namespace wafer

@@ -256,6 +256,8 @@ class CompletionService {
   std::unique_ptr<Scheduler> scheduler_;
   Stats stats_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::string refused_root_;  // the last index root outside the allowed roots (logged once)
+  bool limit_logged_ = false;  // the index's limit was logged
   std::string root_uri_;  // the workspace root: names files in prompts
   bool started_ = false;  // start() came: settings that change the engine reload it
 

@@ -49,12 +49,24 @@ void CompletionService::start_index(const std::string& uri) {
     log_.info("workspace index: not indexing " + root + " (not a project folder)");
     return;
   }
+  // A listening daemon's client indexes only inside the folders its owner allows.
+  if (Status st = check_allowed_root(options_.index.allowed, root); !st) {
+    if (refused_root_ != root) log_.warn("workspace index: not indexing: " + st.error().message);
+    refused_root_ = root;
+    return;
+  }
   index_root_ = root;
   if (!index_worker_)
     index_worker_ = std::make_unique<IndexWorker>(loop_, [this](std::shared_ptr<const WorkspaceIndex> index, double ms) {
       const bool first = !index_ || index_->root() != index->root();
       index_ = std::move(index);
       ++index_generation_;
+      if (index_->counts().limit_skipped > 0 && !limit_logged_) {
+        limit_logged_ = true;
+        log_.warn("workspace index: at its limit (" + std::to_string(options_.index.max_files) + " files, " +
+                  std::to_string(options_.index.max_bytes >> 20) +
+                  " MiB of source: --max-index-files, --max-index-mib, indexMaxFiles); files past it are left out");
+      }
       if (first) {
         index_build_ms_ = ms;
         const WorkspaceIndex::Counts& c = index_->counts();
@@ -72,6 +84,7 @@ void CompletionService::build_index() {
   IndexLimits limits;
   limits.names = native_file_name_rules();
   limits.max_files = static_cast<size_t>(options_.index.max_files);
+  limits.max_total_bytes = options_.index.max_bytes;
   limits.exclusion = exclusion_;
   index_worker_->build(index_root_, limits);
 }

@@ -6,6 +6,7 @@
 #include "server/config/options.h"
 #include "server/config/settings_table.h"
 #include "server/index/exclusion.h"
+#include "server/platform/platform.h"
 
 namespace wafer {
 
@@ -42,6 +43,17 @@ RemoteSettings remote_settings(const Options& o) {
 
 Result<RemoteOptions> remote_options(const Options& o) { return remote_options(remote_settings(o)); }
 
+AllowedRoots allowed_roots(const Options& o) {
+  AllowedRoots a;
+  if (o.listen.empty() && o.allow_roots.empty()) return a;
+  a.limited = true;
+  std::vector<std::string> folders = o.allow_roots;
+  if (folders.empty() && !os::home_dir().empty()) folders.push_back(os::home_dir());
+  // A bad folder is refused at start (`wafer lsp`); here it leaves nothing allowed.
+  if (Result<std::vector<std::string>> r = resolve_allowed_roots(folders)) a.roots = std::move(*r);
+  return a;
+}
+
 ServiceOptions service_options(const Options& o) {
   ServiceOptions s;
   s.scheduling.debounce_ms = o.debounce_ms;
@@ -57,7 +69,9 @@ ServiceOptions service_options(const Options& o) {
   s.documents.max_documents = static_cast<size_t>(std::max(o.max_open_documents, 1));
   s.documents.max_total_bytes = static_cast<size_t>(std::max(o.max_document_mib, 1)) << 20;
   s.index.enabled = o.workspace_index;
-  s.index.max_files = o.index_max_files;
+  s.index.max_files = std::min(o.index_max_files, o.max_index_files);
+  s.index.max_bytes = static_cast<size_t>(std::max(o.max_index_mib, 1)) << 20;
+  s.index.allowed = allowed_roots(o);
   s.exclusion.patterns = o.exclude;
   s.exclusion.complete_excluded = o.complete_excluded_files;
   s.exclusion.user_file = user_exclusion_file();

@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "server/backends/remote_backend.h"
 #include "server/document/documents.h"
+#include "server/index/allowed_roots.h"
 #include "server/service/completion_request.h"
 
 namespace wafer {
@@ -38,8 +39,10 @@ struct AlternativesOptions {
 
 // The workspace index.
 struct IndexOptions {
-  bool enabled = false;  // workspaceIndex
-  int max_files = 0;     // indexMaxFiles
+  bool enabled = false;       // workspaceIndex
+  int max_files = 0;          // indexMaxFiles, at most --max-index-files
+  size_t max_bytes = 0;       // --max-index-mib
+  AllowedRoots allowed;       // --allow-root with --listen: the folders a workspace may be in
 };
 
 // Content exclusion (index/exclusion.h): files kept out of every prompt.
@@ -71,6 +74,10 @@ struct ServiceOptions {
   // Whether completion is enabled for a languageId.
   bool language_enabled(std::string_view language_id) const;
 };
+
+// The folders a client's workspace may be in: the --allow-root folders resolved; none given,
+// the home folder with --listen, and any folder on stdio.
+AllowedRoots allowed_roots(const Options& o);
 
 // The options of each consumer, from the settings.
 ServiceOptions service_options(const Options& o);

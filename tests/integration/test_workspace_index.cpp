@@ -41,13 +41,9 @@ struct Daemon {
   json index() { return client->request("wafer/stats", nullptr)["result"]["workspace_index"]; }
   // Waits until the index's generation passes `after` (it is built on its own thread).
   json wait_index(int64_t after) {
-    for (int i = 0; i < 500; ++i) {
-      json s = index();
-      if (s.contains("generation") && s["generation"].get<int64_t>() > after) return s;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    FAIL("the workspace index did not change");
-    return {};
+    json s = wait_for_index(*client, after);
+    if (!s.contains("generation") || s["generation"].get<int64_t>() <= after) FAIL("the workspace index did not change");
+    return s;
   }
   void open(const std::string& uri, const std::string& text) {
     client->notify("textDocument/didOpen",
@@ -108,4 +104,52 @@ TEST_CASE("workspace index: off by the setting, the prompt has only open documen
   CHECK(s["enabled"] == false);
   CHECK_FALSE(s.contains("files"));
   CHECK(d.client->shutdown_and_exit() == 0);
+}
+
+TEST_CASE("workspace index: at --max-index-files no file is added, stats count it, completions go on",
+          "[integration]") {
+  Workspace ws;
+  write_file(ws.dir / "extra.py", "def delta():\n    return 4\n");
+  // The client asks for more than the owner's cap; the cap wins.
+  TempDir scratch;
+  write_file(scratch / "fake.json", json{{"text", "="}, {"echo_extra", true}}.dump());
+  LspClient client({"--fake-engine", (scratch / "fake.json").string(), "--debounce-ms", "0", "--max-index-files", "1",
+                    "--log-file", (scratch / "log").string()});
+  json params = {{"processId", nullptr},
+                 {"rootUri", wafer::uri_from_path(ws.dir.path().string())},
+                 {"capabilities", json::object()},
+                 {"initializationOptions", {{"indexMaxFiles", 1000}}}};
+  REQUIRE(client.request("initialize", params).contains("result"));
+  client.notify("initialized", json::object());
+  json s = wait_for_index(client);
+  INFO(s.dump());
+  CHECK(s["files"] == 1);
+  CHECK(s["truncated"] == true);
+  CHECK(s["limit_skipped"] == 2);  // of extra.py, main.py, util.py: one indexed
+
+  // A new file is not added either; the count grows and the index keeps its one file.
+  write_file(ws.dir / "more.py", "def epsilon():\n    return 5\n");
+  client.notify("workspace/didChangeWatchedFiles",
+                {{"changes", {{{"uri", wafer::uri_from_path((ws.dir / "more.py").string())}, {"type", 1}}}}});
+  s = wait_for_index(client, s["generation"].get<int64_t>());
+  CHECK(s["files"] == 1);
+  CHECK(s["limit_skipped"] == 3);
+  // Said once in the log, however often the limit is met.
+  const std::string log = read_file(scratch / "log");
+  const size_t at = log.find("workspace index: at its limit");
+  CHECK(at != std::string::npos);
+  CHECK(log.find("workspace index: at its limit", at + 1) == std::string::npos);
+
+  // Completions go on.
+  const std::string uri = wafer::uri_from_path((ws.dir / "main.py").string());
+  client.notify("textDocument/didOpen", {{"textDocument",
+                                          {{"uri", uri}, {"languageId", "python"}, {"version", 1},
+                                           {"text", "def main():\n    return gamma(2)\n\n"}}}});
+  json r = client.request("textDocument/inlineCompletion",
+                          {{"textDocument", {{"uri", uri}}},
+                           {"position", {{"line", 2}, {"character", 0}}},
+                           {"context", {{"triggerKind", 2}}}});
+  CHECK(r.contains("result"));
+  CHECK(!r["result"]["items"].empty());
+  CHECK(client.shutdown_and_exit() == 0);
 }

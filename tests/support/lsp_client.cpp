@@ -159,4 +159,14 @@ bool json_matches(const json& expected, const json& actual) {
   return expected == actual;
 }
 
+json wait_for_index(LspClient& client, int64_t after) {
+  json s;
+  for (int i = 0; i < 500; ++i) {
+    s = client.request("wafer/stats", nullptr)["result"]["workspace_index"];
+    if (s.contains("generation") && s["generation"].get<int64_t>() > after) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return s;
+}
+
 }  // namespace wafer::test

@@ -88,6 +88,10 @@ class LspClient {
 json inline_completion_params(const std::string& uri, int line, int character, int trigger_kind = 1,
                               json partial_token = nullptr);
 
+// wafer/stats' workspace_index once the index's generation passes `after` (it is built on
+// its own thread); the last one seen when that does not happen within 5 s.
+json wait_for_index(LspClient& client, int64_t after = 0);
+
 // Every key of `expected` is in `actual` with a matching value (recursively; arrays must
 // have the same length). Used for transcript and reply checks.
 bool json_matches(const json& expected, const json& actual);

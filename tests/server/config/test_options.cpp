@@ -73,6 +73,18 @@ TEST_CASE("options: lsp accepts --stdio, which LSP clients append", "[options]")
   CHECK_FALSE(parse({"tokenize", "m.gguf", "--stdio"}).ok());  // only where it means something
 }
 
+TEST_CASE("options: --listen alone is the local socket, --allow-root repeats", "[options]") {
+  CHECK(parse({"lsp", "--listen"})->listen == "local");
+  CHECK(parse({"lsp", "--listen", "--model", "m.gguf"})->listen == "local");
+  CHECK(parse({"lsp", "--listen", "127.0.0.1:0"})->listen == "127.0.0.1:0");
+  CHECK(parse({"lsp", "--listen", "/run/w.sock"})->listen == "/run/w.sock");
+  auto r = parse({"lsp", "--allow-root", "/a", "--allow-root", "/b", "--max-index-files", "7", "--max-index-mib", "3"});
+  REQUIRE(r);
+  CHECK(r->allow_roots == std::vector<std::string>{"/a", "/b"});
+  CHECK(r->max_index_files == 7);
+  CHECK(r->max_index_mib == 3);
+}
+
 TEST_CASE("options: remote backend flags for lsp and bench", "[options]") {
   auto r = parse({"lsp", "--backend", "llama-server", "--backend-url", "http://gpu:8080", "--api-key-env", "K",
                   "--backend-timeout-ms", "3000", "--fim-template", "{prefix}<X>{suffix}"});

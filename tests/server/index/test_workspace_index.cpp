@@ -73,6 +73,26 @@ TEST_CASE("workspace index: limits end the walk with what it has", "[workspace_i
   index = WorkspaceIndex::build(dir.path().string(), limits);
   CHECK(index->counts().files == 2);
   CHECK(index->counts().truncated);
+  // Every file of a language is indexed, too large or left out at the limit.
+  const size_t skipped = index->counts().limit_skipped;
+  CHECK(skipped > 0);
+  CHECK(index->counts().files + index->counts().too_large + skipped == 5);
+  // At the limit a new file is not added (and counted); a changed one is still replaced.
+  write_file(dir / "new.py", "def eta():\n    return 1\n");
+  auto next = index->with_file("new.py", WorkspaceIndex::index_file(dir.path().string(), "new.py", limits), limits);
+  CHECK(next->counts().files == 2);
+  CHECK(next->counts().limit_skipped == skipped + 1);
+  const std::string kept = next->files()[0]->path;
+  next = next->with_file(kept, WorkspaceIndex::index_file(dir.path().string(), kept, limits), limits);
+  CHECK(next->counts().files == 2);
+  CHECK(next->counts().limit_skipped == skipped + 1);
+  std::filesystem::remove(dir / "new.py");
+  // The source limit: no more than max_total_bytes of text is read.
+  limits = IndexLimits{};
+  limits.max_total_bytes = 100;
+  index = WorkspaceIndex::build(dir.path().string(), limits);
+  CHECK(index->counts().source_bytes <= 100);
+  CHECK(index->counts().limit_skipped > 0);
   std::atomic<bool> cancel{true};
   index = WorkspaceIndex::build(dir.path().string(), IndexLimits{}, &cancel);
   CHECK(index->counts().files == 0);
@@ -83,14 +103,16 @@ TEST_CASE("workspace index: one file changed, added or removed", "[workspace_ind
   make_workspace(dir);
   auto index = WorkspaceIndex::build(dir.path().string(), IndexLimits{});
   write_file(dir / "util.py", "def zeta():\n    return 0\n");
-  auto next = index->with_file("util.py", WorkspaceIndex::index_file(dir.path().string(), "util.py", IndexLimits{}));
+  auto next = index->with_file("util.py", WorkspaceIndex::index_file(dir.path().string(), "util.py", IndexLimits{}),
+                               IndexLimits{});
   CHECK(paths(next->sources_for({"gamma"}, "python", {}, same_language)).empty());
   CHECK(paths(next->sources_for({"zeta"}, "python", {}, same_language)) == std::vector<std::string>{"util.py"});
   CHECK(paths(index->sources_for({"gamma"}, "python", {}, same_language)) == std::vector<std::string>{"util.py"});
   write_file(dir / "new.py", "def eta():\n    return 1\n");
-  next = next->with_file("new.py", WorkspaceIndex::index_file(dir.path().string(), "new.py", IndexLimits{}));
+  next = next->with_file("new.py", WorkspaceIndex::index_file(dir.path().string(), "new.py", IndexLimits{}),
+                         IndexLimits{});
   CHECK(next->counts().files == 5);
-  next = next->with_file("new.py", nullptr);
+  next = next->with_file("new.py", nullptr, IndexLimits{});
   CHECK(next->counts().files == 4);
   CHECK(WorkspaceIndex::index_file(dir.path().string(), "notes.txt", IndexLimits{}) == nullptr);
   CHECK(WorkspaceIndex::index_file(dir.path().string(), "missing.py", IndexLimits{}) == nullptr);
@@ -107,7 +129,8 @@ TEST_CASE("workspace index: where file names ignore case, an open document hides
   const std::vector<std::string> open{file_key("src/util.py", folding.names)};
   CHECK(paths(index->sources_for({"gamma"}, "python", open, same_language)) == std::vector<std::string>{"other.py"});
   // A change reported under another case replaces the entry, not adds a second one.
-  auto changed = index->with_file("SRC/UTIL.PY", WorkspaceIndex::index_file(dir.path().string(), "Src/Util.py", folding));
+  auto changed = index->with_file("SRC/UTIL.PY", WorkspaceIndex::index_file(dir.path().string(), "Src/Util.py", folding),
+                                  folding);
   CHECK(changed->counts().files == 2);
 
   auto exact = WorkspaceIndex::build(dir.path().string(), IndexLimits{});
