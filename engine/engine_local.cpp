@@ -8,6 +8,7 @@
 #include "engine/base/path_utf8.h"
 #include "engine/decode/completion_run.h"
 #include "engine/decode/copy_predictor.h"
+#include "engine/decode/draft_vocab.h"
 #include "engine/runtime/cpu_features.h"
 #include "engine/runtime/float_mode.h"
 #include "engine/runtime/platform.h"
@@ -65,8 +66,36 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
                       std::to_string((*model)->config().head_dim_k) + " is not a multiple of 32 (use f16)");
   const FimTemplate resolved =
       resolve_fim_template(*tmpl, *fim, *tokenizer, preferred_fim_order((*model)->file()));
-  return std::unique_ptr<LocalEngine>(
+  std::unique_ptr<LocalEngine> engine(
       new LocalEngine(options, std::move(pool), std::move(*model), std::move(*tokenizer), std::move(*fim), resolved));
+  if (!options.draft_model_path.empty()) {
+    if (Status s = engine->load_draft(); !s) return s.error();
+  }
+  return engine;
+}
+
+Status LocalEngine::load_draft() {
+  const std::string& path = options_.draft_model_path;
+  auto model = Model::load(path_from_utf8(path), kernels::default_backend(options_.amx, options_.amx_bf16), pool_.get());
+  if (!model) return make_error("cannot load the draft model " + model.error().message);
+  auto tokenizer = tokenizer_from_gguf((*model)->file());
+  if (!tokenizer) return make_error("cannot load the draft model '" + path + "': " + tokenizer.error().message);
+  auto fim = find_fim_tokens(*tokenizer);
+  if (!fim) return make_error("the draft model '" + path + "' has no FIM tokens: " + fim.error().message);
+  const DraftVocab mine{static_cast<size_t>(model_->config().n_vocab), &tokenizer_, &fim_};
+  const DraftVocab theirs{static_cast<size_t>((*model)->config().n_vocab), &*tokenizer, &*fim};
+  if (Status s = check_draft_vocab(mine, theirs); !s)
+    return make_error("cannot use '" + path + "' as the draft model: " + s.error().message);
+  const auto kv_type = parse_kv_type(options_.kv_type);  // checked by load()
+  auto draft = DraftModel::create(**model, *pool_, info_.context_length, kv_type ? *kv_type : KvType::F32,
+                                  options_.max_draft);
+  if (!draft) return make_error("the draft model's KV cache: " + draft.error().message);
+  draft_weights_ = std::move(*model);
+  draft_ = std::make_unique<DraftModel>(std::move(*draft));
+  const ModelConfig& c = draft_weights_->config();
+  info_.draft_model = (!c.name.empty() ? c.name : utf8_from_path(path_from_utf8(path).filename())) + ", " +
+                      std::to_string(parameter_count(draft_weights_->file())) + " parameters";
+  return {};
 }
 
 LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<ThreadPool> pool, std::unique_ptr<Model> model,
@@ -212,6 +241,9 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   ctx.settings.prefill_chunk = options_.prefill_chunk;
   ctx.settings.chunk_reuse_min = options_.chunk_reuse_min;
   ctx.settings.draft.max_draft = options_.max_draft;
+  ctx.settings.prompt_lookup = options_.prompt_lookup;
+  ctx.settings.draft_filter = draft_filter_;
+  ctx.draft_model = draft_.get();
   ctx.settings.copy.strength = copy_strength_;
   auto observe = [&](const CompletionEvent& e) {
     if (e.kind == CompletionEvent::Kind::kDone) costs_.observe(e.timings);

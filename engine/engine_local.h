@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "engine/engine.h"
+#include "engine/decode/draft_model.h"
 #include "engine/decode/fim_tokens.h"
 #include "engine/decode/fim_template.h"
 #include "engine/decode/latency_budget.h"
@@ -32,6 +33,10 @@ class LocalEngine final : public Engine {
   // For tools and tests: the tokenizer, and the speculation switch (0: off).
   const Tokenizer& tokenizer() const { return tokenizer_; }
   void set_max_draft(int max_draft) { options_.max_draft = max_draft; }
+  void set_prompt_lookup(bool on) { options_.prompt_lookup = on; }
+  // The draft model (null without one), and for benchmarks a rewrite of its proposals.
+  const DraftModel* draft_model() const { return draft_.get(); }
+  void set_draft_filter(DraftFilter filter) { draft_filter_ = std::move(filter); }
   void set_chunk_reuse_min(int n) { options_.chunk_reuse_min = n; }
   void set_token_healing(bool on) { options_.token_healing = on; }
   const SessionPool& sessions() const { return *sessions_; }
@@ -79,6 +84,12 @@ class LocalEngine final : public Engine {
   ModelInfo info_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<SessionPool> sessions_;
+  // The draft model's weights and its drafter (after the pool and before nothing that uses
+  // them: the drafter is destroyed first).
+  Status load_draft();
+  std::unique_ptr<Model> draft_weights_;
+  std::unique_ptr<DraftModel> draft_;
+  DraftFilter draft_filter_;
   std::mutex mu_;  // one request at a time; waiting here is the queue time
 };
 

@@ -34,7 +34,12 @@ struct EngineOptions {
   int64_t max_cache_mb = 0;  // memory cap for all KV caches together (0: none); fewer sessions then
   int prefill_chunk = 64;    // prompt tokens per forward step: the granularity of max_prefill_ms
                              // (a remainder of up to half a chunk joins the step before it)
-  int max_draft = 8;         // prompt-lookup speculative decoding draft length (0: off; greedy only)
+  int max_draft = 8;         // speculative decoding's longest draft (0: off; greedy only)
+  bool prompt_lookup = true; // drafts from the prompt's repeats (engine/decode/speculative.h)
+  // A draft model: a small GGUF model of the same vocabulary (and FIM and end tokens) as the
+  // model, that drafts tokens for the model to verify (engine/decode/draft_model.h); "" none.
+  // A mismatched vocabulary fails the load. Its KV cache has context_length tokens too.
+  std::string draft_model_path;
   // Reuse cached spans of at least this many tokens that moved (e.g. the suffix after a
   // keystroke) by shifting their keys instead of recomputing them; 0: off. Approximate:
   // see engine/decode/chunk_reuse.h.
@@ -100,6 +105,8 @@ struct ModelInfo {
   // The KV caches: "KV cache f16: up to 4 sessions of 4096 tokens, 48.0 MiB each" (local
   // engines; "" for a remote backend).
   std::string kv_cache;
+  // The draft model for speculative decoding: "name, N parameters" ("" none).
+  std::string draft_model;
   // The compute: "kernels avx512-vnni, 2 threads" (the backend CPUID chose; local engines).
   std::string kernels;
 };
@@ -151,6 +158,9 @@ struct Timings {
   double decode_ms = 0;
   int drafts_proposed = 0;
   int drafts_accepted = 0;
+  int model_drafts_proposed = 0;  // of the drafts, those the draft model made (not prompt lookup)
+  int model_drafts_accepted = 0;
+  double draft_ms = 0;        // of decode_ms, the draft model's forward passes
   int healed_bytes = 0;       // token healing: bytes of the prefix regenerated (0: no healing)
   int budget_cut_tokens = 0;  // suffix tokens left out to meet first_token_budget_ms
   // Of tokens_prefilled, those of each part of the prompt: other files (extra context), the

@@ -4,11 +4,11 @@
 //                 [--prompt-tokens N] [--suffix-tokens N] [--no-speculation]
 //                 [--spec-tokens N] [--skip-replay] [--skip-spec] [--skip-cancel] [--json]
 //                 [--chunk-reuse N [--check-exact]] [--fim-format NAME] [--kv-type f16|f32|q8_0]
-//                 [--shape 0.5b|1.5b] [--vocab qwen2|filler] [--write-model]
+//                 [--shape 0.5b|1.5b|7b] [--vocab qwen2|filler] [--write-model]
 //                 [--context daemon|fixed] [--latency-budget-ms N]
 //
-// Without --model, a Qwen2.5-Coder-0.5B-shaped (--shape 1.5b: 1.5B-shaped) synthetic Q8_0
-// model with random weights and a tied output is written to the temp directory once;
+// Without --model, a Qwen2.5-Coder-0.5B-shaped (--shape 1.5b, 7b: 1.5B-, 7B-shaped) synthetic
+// Q8_0 model with random weights is written to the temp directory once (shape_model.h);
 // --write-model writes it, prints its path and stops. Its vocabulary (--vocab) is Qwen2's
 // real one (151,936 tokens, the same BPE as Qwen2.5-Coder), read from the reference data in
 // tests/data, so text tokenizes as it does for the real model; `filler` is a byte-level
@@ -55,8 +55,8 @@
 #include <vector>
 
 #include "bench/latency/daemon_prompts.h"
+#include "bench/latency/shape_model.h"
 #include "engine/engine_local.h"
-#include "tests/support/fixtures/synthetic_model.h"
 
 using namespace wafer;
 
@@ -99,46 +99,14 @@ CompletionEvent run(Engine& e, const CompletionRequest& r) {
   return last;
 }
 
-// The synthetic stand-in for a real model of the given shape ("0.5b" or "1.5b": Qwen2.5-Coder's
-// dimensions, random Q8_0 weights) with Qwen2's real vocabulary ("qwen2") or word-like
-// filler tokens ("filler"), written to the temp directory once.
+// The synthetic stand-in for a real model of the given shape (shape_model.h), or exit.
 std::string default_model(const std::string& shape, const std::string& vocab) {
-  if (vocab != "qwen2" && vocab != "filler") {
-    std::fprintf(stderr, "bench_latency: unknown --vocab '%s' (qwen2 or filler)\n", vocab.c_str());
+  auto path = bench::shape_model(shape, vocab);
+  if (!path) {
+    std::fprintf(stderr, "bench_latency: %s\n", path.error().message.c_str());
     std::exit(2);
   }
-  const auto path =
-      std::filesystem::temp_directory_path() / ("wafer-typing-" + shape + "-" + vocab + "-vocab-q8_0.gguf");
-  if (std::filesystem::exists(path)) return path.string();
-  SyntheticModelSpec spec;
-  spec.architecture = "qwen2";
-  spec.name = "synthetic-qwen2.5-coder-" + shape + "-shape";
-  if (shape == "0.5b") {
-    spec.n_embd = 896, spec.n_layer = 24, spec.n_head = 14, spec.n_head_kv = 2, spec.n_ff = 4864;
-  } else if (shape == "1.5b") {
-    spec.n_embd = 1536, spec.n_layer = 28, spec.n_head = 12, spec.n_head_kv = 2, spec.n_ff = 8960;
-  } else {
-    std::fprintf(stderr, "bench_latency: unknown --shape '%s' (0.5b or 1.5b)\n", shape.c_str());
-    std::exit(2);
-  }
-  if (vocab == "qwen2") {
-    spec.vocabulary_from = WAFER_QWEN2_VOCAB;
-  } else {
-    spec.n_vocab = 151936;
-    spec.word_fillers = true;
-  }
-  spec.context_length = 32768;
-  spec.rope_freq_base = 1e6f;
-  spec.norm_eps = 1e-6f;
-  spec.weight_type = spec.embd_type = TensorType::Q8_0;
-  spec.tied_output = true;
-  const auto tmp = path.string() + ".part";
-  if (Status s = write_synthetic_model(spec, tmp); !s) {
-    std::fprintf(stderr, "bench_latency: %s\n", s.error().message.c_str());
-    std::exit(1);
-  }
-  std::filesystem::rename(tmp, path);
-  return path.string();
+  return *path;
 }
 
 // The longest tail of `text` starting at a line start with at most `budget` tokens.

@@ -150,7 +150,7 @@ bool Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
       }
     });
     clock.lap(StepProfile::kRopeKv);
-    attention(static_cast<int>(l), n, pos0, kv);
+    attention(static_cast<int>(l), n, pos0, kv, !logits_all);
     clock.lap(StepProfile::kAttention);
     in_att_.reset(att_.data(), n, att_dim);
     matmul(L.wo, in_att_, proj_.data(), embd);
@@ -307,10 +307,10 @@ int tile_token_block(int n, int n_kv, int threads) {
 
 }  // namespace
 
-void Forward::attention(int layer, int n, int pos0, KvCache& kv) {
+void Forward::attention(int layer, int n, int pos0, KvCache& kv, bool tiles_allowed) {
   const ModelConfig& c = model_.config();
   if (n > 1 && simd_ && kv.type() != KvType::Q8_0 && c.head_dim_k % 16 == 0 && c.head_dim_v % 16 == 0) {
-    if (n >= kTileMinTokens && kv.type() == KvType::F16 && simd_->attend_f16_tiles &&
+    if (tiles_allowed && n >= kTileMinTokens && kv.type() == KvType::F16 && simd_->attend_f16_tiles &&
         tiles_attend_shape(static_cast<int>(c.head_dim_k), static_cast<int>(c.head_dim_v)))
       return attention_blocks(layer, n, pos0, kv, tile_token_block(n, static_cast<int>(c.n_head_kv), pool_.size()),
                               true);

@@ -64,7 +64,10 @@ class Forward {
   // false: interrupted (nothing appended).
   bool run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool want_logits_all, bool last_chunk,
                  std::vector<float>& logits, size_t logits_offset, const std::atomic<bool>* interrupt);
-  void attention(int layer, int n, int pos0, KvCache& kv);
+  // tiles_allowed: a batch may attend on the BF16 tiles. Not for kAll runs, the verification
+  // of speculative drafts: the tiles round the scores to BF16, and a verified choice must be
+  // the one-token decode's, or drafting would change the greedy output at near-ties.
+  void attention(int layer, int n, int pos0, KvCache& kv, bool tiles_allowed);
   // tiles: the F16 cache's batches go to SimdKernels::attend_f16_tiles (the AMX BF16 tiles).
   void attention_blocks(int layer, int n, int pos0, KvCache& kv, int block, bool tiles);
   void swiglu(size_t count);  // gate_[0..count) = silu(gate_) * up_, split across the pool when large

@@ -242,6 +242,28 @@ class Run {
     on_event_(e);
   }
 
+  // The next draft after `history` (the prompt, then the output so far): prompt lookup's,
+  // or the draft model's when that is longer. The draft model does not run when lookup
+  // already has as many tokens as it would draft. A draft model that fails (interrupted,
+  // its context full) costs the speed-up, never the completion. Sets `by_model`.
+  std::vector<int32_t> draft_tokens(PromptLookup& lookup, const std::vector<int32_t>& history, size_t prompt_size,
+                                    int limit, bool& by_model) {
+    by_model = false;
+    std::vector<int32_t> d;
+    if (ctx_.settings.prompt_lookup) d = lookup.propose(history, limit);
+    DraftModel* model = ctx_.draft_model;
+    if (!model || static_cast<int>(d.size()) >= std::min(model->draft_length(), limit)) return d;
+    const auto t0 = Clock::now();
+    Result<std::vector<int32_t>> proposed = model->propose(history, limit, req_.cancel.get());
+    ctx_.timings.draft_ms += ms_between(t0, Clock::now());
+    if (!proposed) return d;
+    if (ctx_.settings.draft_filter)
+      ctx_.settings.draft_filter(std::span<const int32_t>(history).subspan(prompt_size), *proposed);
+    if (proposed->size() <= d.size()) return d;
+    by_model = true;
+    return std::move(*proposed);
+  }
+
   void decode(const std::vector<TokenId>& prompt) {
     const auto t0 = Clock::now();
     SamplerParams sp;
@@ -278,8 +300,10 @@ class Run {
         break;
       }
       std::vector<int32_t> batch{token};
+      bool by_model = false;
       if (speculate && heal_rest_.empty()) {
-        std::vector<int32_t> d = drafter.propose(history, std::min(req_.max_tokens - generated_, room - 1));
+        const int limit = std::min({req_.max_tokens - generated_, room - 1, ctx_.settings.draft.max_draft});
+        std::vector<int32_t> d = draft_tokens(drafter, history, prompt.size(), limit, by_model);
         batch.insert(batch.end(), d.begin(), d.end());
       }
       const int before = static_cast<int>(s_.tokens().size());
@@ -315,7 +339,13 @@ class Run {
       }
       ctx_.timings.drafts_proposed += proposed;
       ctx_.timings.drafts_accepted += accepted;
-      drafter.record(proposed, accepted);
+      if (by_model) {
+        ctx_.timings.model_drafts_proposed += proposed;
+        ctx_.timings.model_drafts_accepted += accepted;
+        ctx_.draft_model->record(proposed, accepted);
+      } else {
+        drafter.record(proposed, accepted);
+      }
       s_.truncate(before + 1 + accepted);  // rejected drafts leave the cache
       row = static_cast<size_t>(accepted);
       if (finished) break;

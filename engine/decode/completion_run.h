@@ -1,7 +1,8 @@
 // One completion request on one session, after the prompt is tokenized: prefill the part
 // of the prompt the session's cache does not already hold (in chunks, checking the cancel
-// flag and the prefill budget between chunks), then decode -- greedy with prompt-lookup
-// speculation, or sampled -- streaming whole-character text deltas until a stop condition,
+// flag and the prefill budget between chunks), then decode -- greedy with speculation
+// (prompt-lookup drafts, and a draft model's when there is one: whichever proposes more
+// tokens), or sampled -- streaming whole-character text deltas until a stop condition,
 // and finish with exactly one kDone or kError event carrying the timings. With token
 // healing the first tokens are chosen among those that reproduce the healed bytes (one
 // token per step, no drafts), and only the text after those bytes reaches the caller.
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "engine/decode/copy_predictor.h"
+#include "engine/decode/draft_model.h"
 #include "engine/decode/fim_template.h"
 #include "engine/types.h"
 #include "engine/decode/fim_tokens.h"
@@ -26,11 +28,14 @@ struct RunSettings {
   int prefill_chunk = 64;  // tokens per prefill step: the granularity of max_prefill_ms
   int chunk_reuse_min = 0; // move cached spans of at least this many tokens (0: off)
   DraftParams draft;       // max_draft 0: no speculation
+  bool prompt_lookup = true;  // prompt-lookup drafts (with max_draft > 0)
+  DraftFilter draft_filter;   // benchmarks: rewrites the draft model's proposals
   CopyParams copy;         // strength 0: no copy predictor
 };
 
 struct RunContext {
   Session* session = nullptr;
+  DraftModel* draft_model = nullptr;  // greedy speculation with a draft model (null: none)
   const Tokenizer* tokenizer = nullptr;
   const FimTokens* fim = nullptr;
   const TokenHealer* healer = nullptr;  // needed when `healed` is not empty

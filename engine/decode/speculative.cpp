@@ -4,10 +4,10 @@
 
 namespace wafer {
 
-PromptLookup::PromptLookup(const DraftParams& params) : params_(params), k_(std::min(4, params.max_draft)) {}
+PromptLookup::PromptLookup(const DraftParams& params) : params_(params), length_(params.max_draft) {}
 
 std::vector<int32_t> PromptLookup::propose(std::span<const int32_t> history, int limit) const {
-  const int want = std::min(k_, limit);
+  const int want = std::min(length_.get(), limit);
   if (want <= 0 || params_.min_ngram <= 0) return {};
   const int64_t size = static_cast<int64_t>(history.size());
   for (int n = params_.max_ngram; n >= params_.min_ngram; --n) {
@@ -23,15 +23,6 @@ std::vector<int32_t> PromptLookup::propose(std::span<const int32_t> history, int
     }
   }
   return {};
-}
-
-void PromptLookup::record(int proposed, int accepted) {
-  if (proposed <= 0) return;
-  if (accepted == proposed) {
-    k_ = std::min(k_ + 2, params_.max_draft);
-  } else if (2 * accepted < proposed) {
-    k_ = std::max(k_ / 2, 1);
-  }
 }
 
 }  // namespace wafer

@@ -4,14 +4,14 @@
 // verifies a draft with one batched forward pass and keeps the longest prefix the model
 // agrees with; with greedy sampling the output is exactly that of plain decoding.
 //
-// The draft length adapts to how well drafts have been doing: it grows while drafts are
-// accepted whole and shrinks when most of a draft is rejected, since every rejected draft
-// token still costs a row of the verification batch.
+// The draft length adapts to how well drafts have been doing (draft_length.h).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "engine/decode/draft_length.h"
 
 namespace wafer {
 
@@ -30,13 +30,13 @@ class PromptLookup {
   // empty when nothing matches.
   std::vector<int32_t> propose(std::span<const int32_t> history, int limit) const;
   // Feeds back how a draft fared, to adapt the draft length.
-  void record(int proposed, int accepted);
+  void record(int proposed, int accepted) { length_.record(proposed, accepted); }
 
-  int draft_length() const { return k_; }
+  int draft_length() const { return length_.get(); }
 
  private:
   DraftParams params_;
-  int k_;
+  DraftLength length_;
 };
 
 }  // namespace wafer

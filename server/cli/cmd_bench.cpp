@@ -72,6 +72,7 @@ LspTargetOptions wafer_lsp(const Options& o) {
     name += " --backend " + o.backend;
   }
   if (o.threads > 0) add("--threads", std::to_string(o.threads));
+  if (!o.draft_model.empty()) add("--draft-model", o.draft_model);
   if (!o.token_healing) add("--token-healing", "off");
   if (!o.amx) add("--amx", "off");
   if (o.amx_bf16) add("--amx-bf16", "on");

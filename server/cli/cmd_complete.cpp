@@ -135,6 +135,9 @@ int run_complete(const Options& o) {
   const Clock::time_point load_start = Clock::now();
   EngineOptions eo = engine_options(o);
   eo.model_path = choice->path;
+  Result<std::string> draft = resolve_draft_model(o.draft_model, default_model_search());
+  if (!draft) return fail("the draft model: " + draft.error().message);
+  eo.draft_model_path = *draft;
   Result<std::unique_ptr<Engine>> engine = load_engine(eo);
   if (!engine) return fail(engine.error().message);  // names the file
   const double load_ms = ms_since(load_start);

@@ -53,6 +53,11 @@ const std::vector<Setting> kTable = {
      .help = "GGUF model file (`~` and `$VAR` expanded) or the name of a catalogue model `wafer pull` downloaded; "
              "`wafer lsp` needs a code model with fill-in-the-middle tokens. Unset: the largest catalogue model "
              "already pulled, else the bundled model"},
+    {.flag = "--draft-model", .key = "draftModel", .commands = "lsp complete bench", .kind = String,
+     .field = &Options::draft_model, .reload = Reload::Engine, .metavar = "PATH|NAME", .def = "none",
+     .help = "a small model of the same vocabulary as the model (e.g. Qwen2.5-Coder-0.5B for 1.5B or 7B) that "
+             "drafts tokens for the model to verify in one pass: faster greedy suggestions when they agree, the "
+             "same text always; a path or a catalogue name, as `model`. Unset: prompt-lookup drafts only"},
     {.flag = "--threads", .key = "threads", .commands = "lsp complete generate bench info", .kind = Int,
      .field = &Options::threads, .lo = 0, .hi = 1024, .reload = Reload::Engine, .metavar = "N",
      .def = "0: one per core",
@@ -415,6 +420,7 @@ bool same_value(const Setting& s, const Options& a, const Options& b) {
 EngineOptions engine_options(const Options& o) {
   EngineOptions e;
   e.model_path = o.model;
+  e.draft_model_path = o.draft_model;
   e.threads = o.threads;
   e.context_length = o.context;
   e.kv_type = o.kv_type;

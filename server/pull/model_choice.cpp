@@ -89,6 +89,13 @@ Result<std::string> expand_user_path(std::string_view in) {
   return out;
 }
 
+Result<std::string> resolve_draft_model(const std::string& setting, const ModelSearch& search) {
+  if (setting.empty()) return std::string();
+  Result<std::string> expanded = expand_user_path(setting);
+  if (!expanded) return expanded.error();
+  return resolve_model_path(*expanded, search.cache_dir);
+}
+
 Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& search) {
   if (!setting.empty()) {
     Result<std::string> expanded = expand_user_path(setting);

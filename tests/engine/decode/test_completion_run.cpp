@@ -3,6 +3,7 @@
 // actually be accepted sometimes (or the verification path is not exercised).
 #include <catch2/catch.hpp>
 
+#include "tests/engine/decode/speculation_prompts.h"
 #include "tests/engine/engine_fixture.h"
 
 using namespace wafer;
@@ -10,24 +11,10 @@ using test::request;
 
 namespace {
 
-std::vector<std::pair<std::string, std::string>> prompts() {
-  std::vector<std::pair<std::string, std::string>> p;
-  std::string lines;
-  for (int i = 0; i < 12; ++i) lines += "    total += values[" + std::to_string(i % 3) + "]\n";
-  p.push_back({"def f(values):\n    total = 0\n" + lines + "    total += ", "\n    return total\n"});
-  p.push_back({"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", ""});
-  p.push_back({"abcabcabcabcabcabcabcabcabcabcabcabc", "abcabc"});
-  p.push_back({"import os\nimport sys\nimport re\nimport os\nimport ", "\n"});
-  p.push_back({"for i in range(10):\n    print(i)\nfor j in range(10):\n    print(", ")\n"});
-  p.push_back({"x", ""});
-  p.push_back({"", "return 0\n"});
+std::vector<test::PromptPair> prompts() {
+  std::vector<test::PromptPair> p = test::repetitive_prompts();
   for (int seed = 0; seed < 8; ++seed) {
-    std::string s;
-    uint32_t state = static_cast<uint32_t>(seed) * 2654435761u + 1;
-    for (int i = 0; i < 60; ++i) {
-      state = state * 1664525u + 1013904223u;
-      s += "ab \n("[(state >> 24) % 5];
-    }
+    const std::string s = test::random_text(seed, 60, "ab \n(");
     p.push_back({s, s.substr(0, 10)});
   }
   return p;

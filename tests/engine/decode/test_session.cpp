@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/decode/session.h"
+#include "tests/engine/decode/tiny_model.h"
 #include "tests/engine/model_files.h"
 #include "tests/support/testing.h"
 
@@ -13,24 +14,7 @@ using namespace wafer;
 
 namespace {
 
-struct Fixture {
-  test::TempDir dir;
-  std::unique_ptr<Model> model;
-  ThreadPool pool{2};
-  Fixture() {
-    test::TestModelSpec spec;
-    spec.n_vocab = 64;
-    REQUIRE(test::write_test_model(spec, dir / "m.gguf").ok());
-    auto m = Model::load(dir / "m.gguf");
-    REQUIRE(m.ok());
-    model = std::move(*m);
-  }
-  Session session(int n_ctx = 64) {
-    auto s = Session::create(*model, pool, n_ctx);
-    REQUIRE(s.ok());
-    return std::move(*s);
-  }
-};
+using Fixture = test::TinyModel;
 
 const std::vector<int32_t> kPrompt{1, 5, 9, 14, 2, 33};
 

@@ -1,0 +1,220 @@
+// Draft-model speculative decoding at set acceptance rates.
+//
+//   bench_draft [--shape 1.5b|7b] [--draft-shape 0.5b] [--threads N] [--predict N]
+//               [--repeats N] [--prompts N] [--accept 0.5,0.7,0.9] [--max-draft N]
+//               [--file SOURCE] [--kv-type f16|f32|q8_0] [--json]
+//
+// Random-weight models agree on nothing, so a draft model's real acceptance cannot be
+// measured on them. Here the draft model (the --draft-shape synthetic model, shape_model.h)
+// really runs, its cost included, but its proposal is replaced (DraftFilter) token by token
+// by the model's own next greedy token with probability p -- known from a reference run of
+// the model alone -- and by a wrong token otherwise. Prompt lookup is off in every run.
+//
+// For each of --prompts FIM prompts (a cursor in SOURCE, ~400 tokens before it and a line
+// after it), after an untimed warm-up that fills both caches, each of --repeats rounds runs
+// the model alone and then the model with its draft at every p, on the same cached prompt,
+// --predict tokens each. Reported: median decode tokens/s (the draft's forward passes are
+// part of decode time), the ratio to the model alone, and the share of drafted tokens
+// accepted; the outputs must be identical to the model alone's.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/latency/shape_model.h"
+#include "engine/engine_local.h"
+
+using namespace wafer;
+
+namespace {
+
+struct Options {
+  std::string shape = "1.5b", draft_shape = "0.5b", file = "/usr/lib/python3.11/textwrap.py";
+  std::string kv_type = "f16";  // the daemon's default
+  int threads = 2, predict = 16, repeats = 5, prompts = 4, max_draft = 8;
+  std::vector<double> accept{0.5, 0.7, 0.9};
+  bool json = false;
+};
+
+[[noreturn]] void die(const std::string& why) {
+  std::fprintf(stderr, "bench_draft: %s\n", why.c_str());
+  std::exit(2);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+CompletionEvent run(LocalEngine& e, const CompletionRequest& r) {
+  CompletionEvent last;
+  e.complete(r, [&](const CompletionEvent& ev) {
+    if (ev.kind != CompletionEvent::Kind::kText) last = ev;
+  });
+  if (last.kind != CompletionEvent::Kind::kDone) die("completion failed: " + last.error);
+  return last;
+}
+
+// Drafts tokens of `reference` (the model's own greedy output) with probability p each, a
+// wrong token otherwise; p < 0 records the output instead and drafts only wrong tokens.
+struct SyntheticDraft {
+  std::vector<int32_t> reference;
+  double p = -1;
+  std::mt19937 rng{1};
+  int32_t n_vocab = 1;
+  void operator()(std::span<const int32_t> output, std::vector<int32_t>& draft) {
+    if (p < 0 && output.size() > reference.size()) reference.assign(output.begin(), output.end());
+    std::uniform_real_distribution<double> coin(0, 1);
+    for (size_t i = 0; i < draft.size(); ++i) {
+      const size_t at = output.size() + i;
+      const int32_t right = at < reference.size() ? reference[at] : 0;
+      draft[i] = p >= 0 && coin(rng) < p ? right : (right + 1) % n_vocab;
+    }
+  }
+};
+
+struct Row {
+  double p = 0;  // < 0: the model alone
+  std::vector<double> tps;
+  int proposed = 0, accepted = 0;
+  double draft_ms = 0, decode_ms = 0;
+  bool identical = true;
+};
+
+CompletionRequest prompt_at(const std::string& text, size_t cursor, int predict, const std::string& key) {
+  CompletionRequest r;
+  r.session_key = key;
+  const size_t begin = cursor > 1600 ? cursor - 1600 : 0;  // ~400 tokens of code
+  r.prefix = text.substr(begin, cursor - begin);
+  const size_t eol = text.find('\n', cursor);
+  r.suffix = text.substr(cursor, (eol == std::string::npos ? text.size() : eol + 1) - cursor);
+  r.max_tokens = predict;
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 == args.size()) die(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--shape") o.shape = value();
+    else if (a == "--draft-shape") o.draft_shape = value();
+    else if (a == "--threads") o.threads = std::atoi(value().c_str());
+    else if (a == "--predict") o.predict = std::atoi(value().c_str());
+    else if (a == "--repeats") o.repeats = std::atoi(value().c_str());
+    else if (a == "--prompts") o.prompts = std::atoi(value().c_str());
+    else if (a == "--max-draft") o.max_draft = std::atoi(value().c_str());
+    else if (a == "--file") o.file = value();
+    else if (a == "--kv-type") o.kv_type = value();
+    else if (a == "--json") o.json = true;
+    else if (a == "--accept") {
+      o.accept.clear();
+      std::stringstream ss(value());
+      for (std::string p; std::getline(ss, p, ',');) o.accept.push_back(std::atof(p.c_str()));
+    } else die("unknown option " + a);
+  }
+  auto target = bench::shape_model(o.shape, "qwen2");
+  if (!target) die(target.error().message);
+  auto draft = bench::shape_model(o.draft_shape, "qwen2");
+  if (!draft) die(draft.error().message);
+  std::ifstream in(o.file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() < 4000) die("cannot read enough of " + o.file);
+
+  EngineOptions eo;
+  eo.model_path = *target;
+  eo.draft_model_path = *draft;
+  eo.threads = o.threads;
+  eo.context_length = 2048;
+  eo.max_draft = o.max_draft;
+  eo.prompt_lookup = false;
+  eo.copy_strength = 0;
+  eo.kv_type = o.kv_type;
+  auto loaded = LocalEngine::load(eo);
+  if (!loaded) die(loaded.error().message);
+  LocalEngine& e = **loaded;
+  auto synthetic = std::make_shared<SyntheticDraft>();
+  synthetic->n_vocab = static_cast<int32_t>(e.tokenizer().n_vocab());
+  e.set_draft_filter([synthetic](std::span<const int32_t> output, std::vector<int32_t>& d) { (*synthetic)(output, d); });
+
+  std::vector<Row> rows(1 + o.accept.size());
+  rows[0].p = -1;
+  for (size_t i = 0; i < o.accept.size(); ++i) rows[i + 1].p = o.accept[i];
+  for (int k = 0; k < o.prompts; ++k) {
+    // Cursors spread over the file, each at a line's first non-blank character.
+    size_t cursor = text.size() * static_cast<size_t>(k + 1) / static_cast<size_t>(o.prompts + 1);
+    cursor = text.find('\n', cursor) + 1;
+    while (cursor < text.size() && text[cursor] == ' ') ++cursor;
+    const CompletionRequest req = prompt_at(text, cursor, o.predict, "bench");
+    // The reference: the model's own tokens, recorded from a run whose drafts are all wrong
+    // (one more token than timed runs make, so every timed token has its right draft).
+    CompletionRequest longer = req;
+    longer.max_tokens = o.predict + 1;
+    synthetic->reference.clear();
+    synthetic->p = -1;
+    e.set_max_draft(o.max_draft);
+    run(e, longer);  // also the warm-up of both caches
+    e.set_max_draft(0);
+    const CompletionEvent alone_warm = run(e, req);
+    for (int r = 0; r < o.repeats; ++r) {
+      for (Row& row : rows) {
+        e.set_max_draft(row.p < 0 ? 0 : o.max_draft);
+        synthetic->p = row.p;
+        synthetic->rng.seed(static_cast<uint32_t>(1000 * k + r + 1));
+        const CompletionEvent ev = run(e, req);
+        const Timings& t = ev.timings;
+        row.tps.push_back(1000.0 * t.tokens_generated / std::max(1e-3, t.decode_ms));
+        row.proposed += t.model_drafts_proposed;
+        row.accepted += t.model_drafts_accepted;
+        row.draft_ms += t.draft_ms;
+        row.decode_ms += t.decode_ms;
+        row.identical = row.identical && ev.text == alone_warm.text;
+      }
+    }
+  }
+
+  const double base = median(rows[0].tps);
+  if (o.json) {
+    std::printf("{\"shape\":\"%s\",\"draft_shape\":\"%s\",\"threads\":%d,\"predict\":%d,\"repeats\":%d,\"prompts\":%d,"
+                "\"max_draft\":%d,\"rows\":[",
+                o.shape.c_str(), o.draft_shape.c_str(), o.threads, o.predict, o.repeats, o.prompts, o.max_draft);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      std::printf("%s{\"p\":%s,\"tokens_per_s\":%.2f,\"ratio\":%.3f,\"accepted\":%d,\"proposed\":%d,"
+                  "\"draft_share\":%.3f,\"identical\":%s}",
+                  i ? "," : "", r.p < 0 ? "null" : std::to_string(r.p).c_str(), median(r.tps),
+                  median(r.tps) / std::max(1e-9, base), r.accepted, r.proposed,
+                  r.decode_ms > 0 ? r.draft_ms / r.decode_ms : 0, r.identical ? "true" : "false");
+    }
+    std::printf("]}\n");
+    return 0;
+  }
+  std::printf("%s model, %s draft, %d threads, %d-token suggestions, median of %d runs (%d prompts x %d)\n",
+              o.shape.c_str(), o.draft_shape.c_str(), o.threads, o.predict, o.repeats * o.prompts, o.prompts,
+              o.repeats);
+  std::printf("%-14s %10s %7s %18s %12s %10s\n", "", "tokens/s", "ratio", "drafts accepted", "draft time", "identical");
+  for (const Row& r : rows) {
+    char name[32];
+    if (r.p < 0) std::snprintf(name, sizeof name, "model alone");
+    else std::snprintf(name, sizeof name, "draft p=%.2f", r.p);
+    char acc[32] = "-";
+    if (r.proposed) std::snprintf(acc, sizeof acc, "%d/%d (%.0f%%)", r.accepted, r.proposed, 100.0 * r.accepted / r.proposed);
+    std::printf("%-14s %10.2f %6.2fx %18s %11.0f%% %10s\n", name, median(r.tps), median(r.tps) / std::max(1e-9, base),
+                acc, r.decode_ms > 0 ? 100 * r.draft_ms / r.decode_ms : 0.0, r.identical ? "yes" : "NO");
+  }
+  return 0;
+}

@@ -1,0 +1,45 @@
+#include "engine/decode/draft_model.h"
+
+#include <algorithm>
+
+#include "engine/decode/sampler.h"
+
+namespace wafer {
+
+Result<DraftModel> DraftModel::create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type, int max_draft) {
+  auto session = Session::create(model, pool, n_ctx, kv_type);
+  if (!session) return session.error();
+  return DraftModel(std::move(*session), max_draft);
+}
+
+Result<std::vector<int32_t>> DraftModel::propose(std::span<const int32_t> history, int limit,
+                                                 const std::atomic<bool>* interrupt) {
+  std::vector<int32_t> draft;
+  if (history.empty()) return draft;
+  // The draft's cache ends up holding the history and all but the last drafted token.
+  const int room = session_.context_size() - static_cast<int>(history.size()) + 1;
+  const int want = std::min({length_.get(), limit, room});
+  if (want <= 0) return draft;
+
+  // Roll back to the longest common prefix with the history, then run the rest of it (at
+  // least the last token, for the logits that follow it).
+  const std::vector<int32_t>& cached = session_.tokens();
+  size_t common = 0;
+  while (common < cached.size() && common < history.size() && cached[common] == history[common]) ++common;
+  if (common < history.size() || cached.size() != history.size() || !session_.logits_follow_cache()) {
+    common = std::min(common, history.size() - 1);
+    session_.truncate(static_cast<int>(common));
+    if (Status s = session_.eval(history.subspan(common), LogitsFor::kLast, interrupt); !s) return s.error();
+  }
+
+  const size_t n_vocab = session_.logits().size();
+  for (int i = 0; i < want; ++i) {
+    const int32_t t = greedy_token(std::span<const float>(session_.logits().data(), n_vocab));
+    draft.push_back(t);
+    if (i + 1 == want) break;
+    if (Status s = session_.eval(std::span<const int32_t>(&t, 1), LogitsFor::kLast, interrupt); !s) return s.error();
+  }
+  return draft;
+}
+
+}  // namespace wafer

@@ -1,0 +1,57 @@
+// A small model of the same vocabulary that drafts for speculative decoding: it decodes
+// greedily on its own for a few tokens, and the target verifies them all in one batched
+// forward pass (completion_run.h). A draft costs k forward passes of the small model; when
+// the target agrees with most of it, the target runs once for several tokens instead of
+// once per token, which is the expensive part.
+//
+// The draft keeps its own KV cache (one, whichever document is being completed) and its
+// own weights. Before drafting it is brought to the target's history by the same longest
+// common prefix rule as a session: the tokens the target rejected roll back, the accepted
+// ones stay, and the token the target chose instead (and a new prompt's tail) is run.
+// The draft length adapts to acceptance (draft_length.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "engine/base/result.h"
+#include "engine/compute/kv_cache.h"
+#include "engine/decode/draft_length.h"
+#include "engine/decode/session.h"
+#include "engine/model/model.h"
+#include "engine/runtime/threadpool.h"
+
+namespace wafer {
+
+// For benchmarks: called with the output so far (the history after the prompt) and the
+// draft model's proposal, after the model ran; may rewrite the proposal, to set the
+// acceptance rate that random-weight models cannot have (they agree on nothing).
+using DraftFilter = std::function<void(std::span<const int32_t> output, std::vector<int32_t>& draft)>;
+
+class DraftModel {
+ public:
+  // A drafter over `model` with a cache of n_ctx tokens; max_draft bounds the draft length.
+  static Result<DraftModel> create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type, int max_draft);
+
+  // Up to min(draft length, limit) greedy tokens of the draft model after `history` (the
+  // target's prompt and output so far). Fails when the draft's forward pass does (an
+  // interrupt through `interrupt`, or a history the draft's cache cannot hold).
+  Result<std::vector<int32_t>> propose(std::span<const int32_t> history, int limit,
+                                       const std::atomic<bool>* interrupt = nullptr);
+  // Feeds back how a draft fared, to adapt the draft length.
+  void record(int proposed, int accepted) { length_.record(proposed, accepted); }
+
+  int draft_length() const { return length_.get(); }
+  const Session& session() const { return session_; }  // the draft's cache and its tokens
+
+ private:
+  DraftModel(Session session, int max_draft) : session_(std::move(session)), length_(max_draft) {}
+
+  Session session_;
+  DraftLength length_;
+};
+
+}  // namespace wafer
