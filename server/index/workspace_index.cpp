@@ -20,6 +20,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A symlinked file is read only when what it points to is a file inside the workspace that
+// the content exclusion keeps: a link must not bring in a file from outside the roots the
+// owner allows (~/.ssh/id_rsa as notes.py), nor an excluded file under another name.
+bool link_target_allowed(const fs::path& root, const fs::path& link, const ExclusionRules& exclusion) {
+  std::error_code ec;
+  const fs::path target = fs::canonical(link, ec);
+  if (ec) return false;
+  const fs::path base = fs::canonical(root, ec);
+  if (ec) return false;
+  const fs::path relative = target.lexically_relative(base);
+  if (relative.empty() || *relative.begin() == "..") return false;
+  std::string slashed = utf8_from_path(relative);
+  std::replace(slashed.begin(), slashed.end(), '\\', '/');  // Windows' separator; the rules use '/'
+  return !exclusion.excluded(slashed);
+}
+
 bool read_small(const fs::path& p, size_t max_bytes, std::string& out) {
   std::error_code ec;
   const auto size = fs::file_size(p, ec);
@@ -89,9 +105,13 @@ const ExclusionRules& exclusion_of(const IndexLimits& limits) {
 std::shared_ptr<const IndexedFile> WorkspaceIndex::index_file(const std::string& root, const std::string& relative,
                                                               const IndexLimits& limits) {
   const grammars::Language* language = grammars::language_by_path(relative);
-  if (!language || exclusion_of(limits).excluded(relative)) return nullptr;
+  const ExclusionRules& exclusion = exclusion_of(limits);
+  if (!language || exclusion.excluded(relative)) return nullptr;
+  const fs::path file = path_from_utf8(root) / path_from_utf8(relative);
+  std::error_code ec;
+  if (fs::is_symlink(file, ec) && !link_target_allowed(path_from_utf8(root), file, exclusion)) return nullptr;
   std::string text;
-  if (!read_small(path_from_utf8(root) / path_from_utf8(relative), limits.max_file_bytes, text)) return nullptr;
+  if (!read_small(file, limits.max_file_bytes, text)) return nullptr;
   return index_text(relative, *language, std::move(text));
 }
 
@@ -150,6 +170,10 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
       if (!e.is_regular_file(tec)) continue;
       const grammars::Language* language = grammars::language_by_path(name);
       if (!language) continue;
+      if (e.is_symlink(tec) && !link_target_allowed(path_from_utf8(root), e.path(), exclusion)) {
+        ++index->counts_.excluded;
+        continue;
+      }
       // Full: the rest of the walk only counts what is left out, reading nothing.
       if (full) {
         ++index->counts_.limit_skipped;

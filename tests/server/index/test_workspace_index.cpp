@@ -137,3 +137,29 @@ TEST_CASE("workspace index: where file names ignore case, an open document hides
   CHECK(paths(exact->sources_for({"gamma"}, "python", {"src/util.py"}, same_language)) ==
         std::vector<std::string>{"Src/Util.py", "other.py"});
 }
+
+TEST_CASE("workspace index: a symlinked file is read only when it points inside the workspace at a file kept", "[workspace_index]") {
+  TempDir outside, dir;
+  write_file(outside / "secret.py", "def leaked():\n    return 'outside'\n");
+  write_file(dir / "main.py", "def main():\n    return 1\n");
+  write_file(dir / "lib" / "util.py", "def util():\n    return 2\n");
+  write_file(dir / ".env", "API_KEY=1234\n");
+  std::error_code link_error;
+  std::filesystem::create_symlink(outside / "secret.py", dir / "notes.py", link_error);
+  if (link_error) {
+    // Windows without the privilege to make links (and mingw under wine): nothing to check.
+    WARN("no symbolic link could be made here: " << link_error.message());
+    return;
+  }
+  std::filesystem::create_symlink(dir / "lib" / "util.py", dir / "alias.py");
+  std::filesystem::create_symlink(dir / ".env", dir / "config.py");
+
+  auto index = WorkspaceIndex::build(dir.path().string(), IndexLimits{});
+  std::vector<std::string> files;
+  for (const auto& f : index->files()) files.push_back(f->path);
+  CHECK(files == std::vector<std::string>{"alias.py", "lib/util.py", "main.py"});
+  CHECK(index->counts().excluded >= 2);  // notes.py (outside), config.py (.env under another name)
+  CHECK(WorkspaceIndex::index_file(dir.path().string(), "notes.py", IndexLimits{}) == nullptr);
+  CHECK(WorkspaceIndex::index_file(dir.path().string(), "config.py", IndexLimits{}) == nullptr);
+  CHECK(WorkspaceIndex::index_file(dir.path().string(), "alias.py", IndexLimits{}) != nullptr);
+}
