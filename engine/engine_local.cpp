@@ -8,7 +8,7 @@
 #include "engine/base/path_utf8.h"
 #include "engine/decode/completion_run.h"
 #include "engine/decode/copy_predictor.h"
-#include "engine/decode/draft_vocab.h"
+#include "engine/decode/speculation/draft_vocab.h"
 #include "engine/runtime/cpu_features.h"
 #include "engine/runtime/float_mode.h"
 #include "engine/runtime/platform.h"

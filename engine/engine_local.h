@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "engine/engine.h"
-#include "engine/decode/draft_model.h"
+#include "engine/decode/speculation/draft_model.h"
 #include "engine/decode/fim_tokens.h"
 #include "engine/decode/fim_template.h"
 #include "engine/decode/latency_budget.h"

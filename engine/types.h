@@ -35,9 +35,9 @@ struct EngineOptions {
   int prefill_chunk = 64;    // prompt tokens per forward step: the granularity of max_prefill_ms
                              // (a remainder of up to half a chunk joins the step before it)
   int max_draft = 8;         // speculative decoding's longest draft (0: off; greedy only)
-  bool prompt_lookup = true; // drafts from the prompt's repeats (engine/decode/speculative.h)
+  bool prompt_lookup = true; // drafts from the prompt's repeats (engine/decode/speculation/prompt_lookup.h)
   // A draft model: a small GGUF model of the same vocabulary (and FIM and end tokens) as the
-  // model, that drafts tokens for the model to verify (engine/decode/draft_model.h); "" none.
+  // model, that drafts tokens for the model to verify (engine/decode/speculation/draft_model.h); "" none.
   // A mismatched vocabulary fails the load. Its KV cache has context_length tokens too.
   std::string draft_model_path;
   // Reuse cached spans of at least this many tokens that moved (e.g. the suffix after a

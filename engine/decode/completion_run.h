@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "engine/decode/copy_predictor.h"
-#include "engine/decode/draft_model.h"
+#include "engine/decode/speculation/draft_model.h"
 #include "engine/decode/fim_template.h"
 #include "engine/types.h"
 #include "engine/decode/fim_tokens.h"
 #include "engine/decode/session.h"
-#include "engine/decode/speculative.h"
+#include "engine/decode/speculation/prompt_lookup.h"
 #include "engine/decode/token_healing.h"
 #include "engine/tokenizer/tokenizer.h"
 

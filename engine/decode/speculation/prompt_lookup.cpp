@@ -1,4 +1,4 @@
-#include "engine/decode/speculative.h"
+#include "engine/decode/speculation/prompt_lookup.h"
 
 #include <algorithm>
 

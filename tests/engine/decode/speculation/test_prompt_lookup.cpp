@@ -2,7 +2,7 @@
 // draft length adapts to acceptance.
 #include <catch2/catch.hpp>
 
-#include "engine/decode/speculative.h"
+#include "engine/decode/speculation/prompt_lookup.h"
 
 using namespace wafer;
 

@@ -19,7 +19,7 @@
 
 #include "engine/base/result.h"
 #include "engine/compute/kv_cache.h"
-#include "engine/decode/draft_length.h"
+#include "engine/decode/speculation/draft_length.h"
 #include "engine/decode/session.h"
 #include "engine/model/model.h"
 #include "engine/runtime/threadpool.h"

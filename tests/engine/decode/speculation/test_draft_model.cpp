@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/decode/draft_model.h"
-#include "engine/decode/draft_vocab.h"
+#include "engine/decode/speculation/draft_model.h"
+#include "engine/decode/speculation/draft_vocab.h"
 #include "engine/decode/session.h"
 #include "engine/engine_local.h"
 #include "tests/engine/decode/speculation_prompts.h"

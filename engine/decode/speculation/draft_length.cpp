@@ -1,4 +1,4 @@
-#include "engine/decode/draft_length.h"
+#include "engine/decode/speculation/draft_length.h"
 
 #include <algorithm>
 

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/decode/draft_length.h"
+#include "engine/decode/speculation/draft_length.h"
 
 namespace wafer {
 

@@ -1,4 +1,4 @@
-#include "engine/decode/draft_model.h"
+#include "engine/decode/speculation/draft_model.h"
 
 #include <algorithm>
 

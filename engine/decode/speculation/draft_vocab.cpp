@@ -1,4 +1,4 @@
-#include "engine/decode/draft_vocab.h"
+#include "engine/decode/speculation/draft_vocab.h"
 
 #include <string>
 
