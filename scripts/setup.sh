@@ -76,13 +76,7 @@ if [ "${1:-}" = windows ]; then
   install "${need[@]}"
 fi
 
-# Pinned grammars: reinstall only when the lockfile changed since the last install.
-stamp=grammars/node_modules/.wafer-lock
-if [ ! -f "$stamp" ] || ! cmp -s grammars/package-lock.json "$stamp"; then
-  echo "setup: fetching tree-sitter grammars (npm ci)"
-  (cd grammars && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-  cp grammars/package-lock.json "$stamp"
-fi
+./scripts/grammars.sh
 
 # The VS Code extension's pinned npm dependencies (unit tests: typescript + vitest).
 stamp=editors/vscode/node_modules/.wafer-lock
