@@ -144,6 +144,10 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       } else if (!takes_value(*flag) && inline_value) {
         return make_error(std::string(name) + " takes no value");
       }
+      // An empty value would read as the flag not given (--listen= as stdio).
+      if (!flag->implicit.empty() && value.empty())
+        return make_error(std::string(name) + ": empty value; give " + std::string(name) + " alone for its default (" +
+                          std::string(flag->implicit) + ") or with a value");
       if (Status s = set_flag(*flag, o, value); !s) return s.error();
       continue;
     }

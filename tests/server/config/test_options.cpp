@@ -78,6 +78,8 @@ TEST_CASE("options: --listen alone is the local socket, --allow-root repeats", "
   CHECK(parse({"lsp", "--listen", "--model", "m.gguf"})->listen == "local");
   CHECK(parse({"lsp", "--listen", "127.0.0.1:0"})->listen == "127.0.0.1:0");
   CHECK(parse({"lsp", "--listen", "/run/w.sock"})->listen == "/run/w.sock");
+  CHECK_FALSE(parse({"lsp", "--listen="}));  // not stdio by accident
+  CHECK_FALSE(parse({"lsp", "--listen", ""}));
   auto r = parse({"lsp", "--allow-root", "/a", "--allow-root", "/b", "--max-index-files", "7", "--max-index-mib", "3"});
   REQUIRE(r);
   CHECK(r->allow_roots == std::vector<std::string>{"/a", "/b"});
