@@ -4,6 +4,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "server/document/documents.h"
 #include "server/document/syntax.h"
 #include "server/index/gitignore.h"
+#include "server/prompt/prompt_paths.h"
 
 namespace wafer {
 namespace fs = std::filesystem;
@@ -23,17 +25,13 @@ namespace {
 // A symlinked file is read only when what it points to is a file inside the workspace that
 // the content exclusion keeps: a link must not bring in a file from outside the roots the
 // owner allows (~/.ssh/id_rsa as notes.py), nor an excluded file under another name.
+// `root` is the workspace folder with its own links resolved (fs::canonical).
 bool link_target_allowed(const fs::path& root, const fs::path& link, const ExclusionRules& exclusion) {
   std::error_code ec;
   const fs::path target = fs::canonical(link, ec);
-  if (ec) return false;
-  const fs::path base = fs::canonical(root, ec);
-  if (ec) return false;
-  const fs::path relative = target.lexically_relative(base);
-  if (relative.empty() || *relative.begin() == "..") return false;
-  std::string slashed = utf8_from_path(relative);
-  std::replace(slashed.begin(), slashed.end(), '\\', '/');  // Windows' separator; the rules use '/'
-  return !exclusion.excluded(slashed);
+  if (ec || root.empty()) return false;  // empty: the workspace folder could not be resolved
+  const std::string relative = path_below(utf8_from_path(root), utf8_from_path(target), native_path_style());
+  return !relative.empty() && !exclusion.excluded(relative);
 }
 
 bool read_small(const fs::path& p, size_t max_bytes, std::string& out) {
@@ -109,7 +107,8 @@ std::shared_ptr<const IndexedFile> WorkspaceIndex::index_file(const std::string&
   if (!language || exclusion.excluded(relative)) return nullptr;
   const fs::path file = path_from_utf8(root) / path_from_utf8(relative);
   std::error_code ec;
-  if (fs::is_symlink(file, ec) && !link_target_allowed(path_from_utf8(root), file, exclusion)) return nullptr;
+  if (fs::is_symlink(file, ec) && !link_target_allowed(fs::canonical(path_from_utf8(root), ec), file, exclusion))
+    return nullptr;
   std::string text;
   if (!read_small(file, limits.max_file_bytes, text)) return nullptr;
   return index_text(relative, *language, std::move(text));
@@ -124,6 +123,12 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
   const ExclusionRules& exclusion = exclusion_of(limits);
   size_t entries = 0, total = 0;
   bool full = false;  // a limit is reached: no file is added
+  std::optional<fs::path> resolved_root;  // for symlinked files, resolved at the first one
+  auto canonical_root = [&]() -> const fs::path& {
+    std::error_code ec;
+    if (!resolved_root) resolved_root = fs::canonical(path_from_utf8(root), ec);
+    return *resolved_root;
+  };
   // Depth first, folders in name order, each folder's .gitignore read before its entries.
   struct Folder {
     fs::path path;
@@ -170,7 +175,7 @@ std::shared_ptr<const WorkspaceIndex> WorkspaceIndex::build(const std::string& r
       if (!e.is_regular_file(tec)) continue;
       const grammars::Language* language = grammars::language_by_path(name);
       if (!language) continue;
-      if (e.is_symlink(tec) && !link_target_allowed(path_from_utf8(root), e.path(), exclusion)) {
+      if (e.is_symlink(tec) && !link_target_allowed(canonical_root(), e.path(), exclusion)) {
         ++index->counts_.excluded;
         continue;
       }
