@@ -12,13 +12,17 @@
 //                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C]
 //                 [--token-healing on|off|both] [--suffix-tokens N[,N...]]
 //                 [--context ROWS] [--open-files N] [--index-max-files N]
-//                 [--thresholds P[,P...]] [--json] [DIR_OR_FILE ...]
+//                 [--thresholds P[,P...]] [--json] [--points-out FILE] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
 // --thresholds 0,0.1,0.2 (the default: 0 to 0.6 in steps of 0.1) prints, per run, what the
 // confidence gate (minConfidence) would show at each threshold: coverage (suggestions
 // shown, of all points), precision (exact first lines, of those shown) and their mean edit
 // similarity. --json prints every run's totals and that table as one JSON object instead
 // of the tables.
+// --points-out FILE writes one JSON line per point and run: language, mode, the confidence
+// of the shown first line (tokens, mean and least log-probability, first token's
+// probability), whether a suggestion was shown and whether its first line was exact: the
+// data to calibrate the gate's score on.
 // --copy-strength C sets the copy predictor (engine/decode/copy_predictor.h; default: the model file's own,
 // 0: off), to compare the model with and without it.
 // --token-healing both asks with healing off, then on, at every point, a table for each.
@@ -129,6 +133,7 @@ int main(int argc, char** argv) {
   std::string context = "window";
   std::vector<double> thresholds = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
   bool json = false;
+  std::string points_out;
   IndexLimits index_limits;
   index_limits.max_files = 2000;
   unsigned seed = 1;
@@ -146,6 +151,7 @@ int main(int argc, char** argv) {
     else if (a == "--token-healing") healing = next();
     else if (a == "--context") context = next();
     else if (a == "--json") json = true;
+    else if (a == "--points-out") points_out = next();
     else if (a == "--thresholds") {
       thresholds.clear();
       std::stringstream list(next());
@@ -259,6 +265,14 @@ int main(int argc, char** argv) {
   }
   const ModelInfo& info = engines[0]->info();
   FILE* const text_out = json ? stderr : stdout;  // --json: stdout holds the JSON alone
+  std::ofstream point_lines;
+  if (!points_out.empty()) {
+    point_lines.open(points_out);
+    if (!point_lines) {
+      std::fprintf(stderr, "bench_quality: --points-out: cannot write %s\n", points_out.c_str());
+      return 1;
+    }
+  }
   std::fprintf(text_out, "model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
               info.name.c_str(), info.architecture.c_str(), info.fim_format.c_str(), info.context_length,
               info.copy_strength, files.size(), points, seed);
@@ -393,7 +407,18 @@ int main(int argc, char** argv) {
       Tally& t = run.by_lang[lang ? std::string(lang->name) : "other"];
       Tally& all = run.by_lang["(all)"];
       std::string got = trim(first_line(pp.text)), got_raw = trim(first_line(raw));
-      const double conf = first_line_confidence(shown_confidence(confidence, pp.text));
+      const Timings::Confidence shown_conf = shown_confidence(confidence, pp.text);
+      const double conf = first_line_confidence(shown_conf);
+      if (point_lines.is_open())
+        point_lines << nlohmann::json{{"run", run.label}, {"file", path.filename().string()}, {"line", line + 1},
+                                      {"language", lang ? std::string(lang->name) : "other"},
+                                      {"mode", prepared.mode == Mode::kSingleLine ? "single" : "multi"},
+                                      {"tokens", shown_conf.tokens}, {"mean_logprob", shown_conf.mean_logprob},
+                                      {"min_logprob", shown_conf.min_logprob}, {"first_prob", shown_conf.first_prob},
+                                      {"confidence", conf}, {"shown", !got.empty()}, {"exact", got == truth},
+                                      {"chars", got.size()}, {"similarity", edit_similarity(got, truth)}}
+                           .dump()
+                    << "\n";
       if (n < show)
         std::fprintf(text_out, "%s:%zu mode %s, %s, %zu extra chunks, confidence %.3f\n  hidden %s\n  raw    %s\n  shown  %s\n",
                     path.filename().c_str(), line + 1, prepared.mode == Mode::kSingleLine ? "single" : "multi",
