@@ -14,6 +14,7 @@
 #include "engine/runtime/platform.h"
 #include "engine/decode/fim_template.h"
 #include "engine/compute/kv_cache.h"
+#include "engine/model/gate_threshold.h"
 #include "engine/model/model_config.h"
 #include "engine/tokenizer/tokenizer_gguf.h"
 
@@ -120,6 +121,7 @@ LocalEngine::LocalEngine(EngineOptions options, std::unique_ptr<ThreadPool> pool
   info_.parameters = static_cast<int64_t>(parameter_count(model_->file()));
   copy_strength_ = options_.copy_strength < 0 ? model_copy_strength(model_->file()) : options_.copy_strength;
   info_.copy_strength = copy_strength_;
+  info_.min_confidence = model_min_confidence(model_->file());
   if (options_.lock_memory) {
     auto locked = model_->lock_in_ram();
     const auto size = [](uint64_t b) {

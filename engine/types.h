@@ -99,6 +99,7 @@ struct ModelInfo {
   int64_t parameters = 0;
   std::string fim_format;  // the resolved FIM template, e.g. "qwen" or "starcoder-spm"
   float copy_strength = 0;   // the copy predictor's strength in use (0: off; engine/decode/copy_predictor.h)
+  float min_confidence = -1; // the file's calibrated confidence gate (engine/model/gate_threshold.h); -1 none
   // With lock_memory: "locked N MiB of weights in RAM", or "cannot lock the weights in RAM:
   // ..." (why, and which limit to raise); "" when not asked.
   std::string memory_lock;

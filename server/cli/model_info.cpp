@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "engine/decode/copy_predictor.h"
+#include "engine/model/gate_threshold.h"
+#include "server/prompt/confidence_gate.h"
 
 namespace wafer {
 namespace {
@@ -104,6 +106,7 @@ ModelReport describe_model(const GgufFile& f, const std::string& path) {
   if (auto n = f.get_array_length("tokenizer.ggml.tokens")) info.n_tokens = *n;
   info.fim = describe_fim(f);
   info.copy_strength = model_copy_strength(f);
+  info.min_confidence = model_min_confidence(f);
   return info;
 }
 
@@ -161,6 +164,14 @@ std::string info_text(const ModelReport& m) {
     std::snprintf(buf, sizeof buf, "on, strength %g (wafer.copy_strength)", m.copy_strength);
     line(s, "copy predictor", buf);
   }
+  {
+    char buf[96];
+    if (m.min_confidence > 0)
+      std::snprintf(buf, sizeof buf, "%g (wafer.min_confidence; minConfidence auto uses it)", m.min_confidence);
+    else
+      std::snprintf(buf, sizeof buf, "none in the file (minConfidence auto uses %g)", kDefaultMinConfidence);
+    line(s, "confidence gate", buf);
+  }
   return s;
 }
 
@@ -209,6 +220,7 @@ nlohmann::json info_json(const ModelReport& m) {
   for (const FimToken& f : m.fim.tokens) fim.push_back({{"role", f.role}, {"id", f.id}, {"text", f.text}});
   j["fim"] = {{"tokens", fim}, {"source", m.fim.source}, {"format", m.fim.format}};
   j["copy_strength"] = m.copy_strength;
+  j["min_confidence"] = m.min_confidence > 0 ? json(m.min_confidence) : json(nullptr);
   return j;
 }
 

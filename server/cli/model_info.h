@@ -60,6 +60,7 @@ struct ModelReport {
   std::string tokenizer_model;             // tokenizer.ggml.model
   std::string tokenizer_pre;               // tokenizer.ggml.pre
   float copy_strength = 0;                 // wafer.copy_strength (engine/decode/copy_predictor.h); 0: none
+  float min_confidence = -1;               // wafer.min_confidence (engine/model/gate_threshold.h); -1: none
   uint64_t n_tokens = 0;
   FimReport fim;
 };

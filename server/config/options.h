@@ -67,7 +67,7 @@ struct Options {
   double alternatives_temperature = 0.7;  // sampling of the alternatives
   double alternatives_top_p = 0.95;
   int ahead_tokens = 48;              // decode this far past a returned suggestion while idle (0: off)
-  double min_confidence = 0.5;        // automatic requests: hold back a suggestion the model is less sure of (0: off)
+  double min_confidence = -1;         // automatic requests: hold back a suggestion the model is less sure of (0: off; -1 the model's)
   bool warm = true;                   // honour wafer/warm: prefill a document's prompt at a position while idle
   bool early_prefill = true;          // prefill a keystroke's prompt during its debounce, while the engine is idle
   int latency_budget_ms = 300;        // typing: first token within this long, or the suffix is cut (0: off)

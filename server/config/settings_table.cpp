@@ -19,6 +19,11 @@ Status parse_copy_strength(Options& o, std::string_view v) {
   return read_flag_double("--copy-strength", v, o.copy_strength, 0, 1000);
 }
 
+Status parse_min_confidence(Options& o, std::string_view v) {
+  if (v == "auto") return o.min_confidence = -1, Status{};
+  return read_flag_double("--min-confidence", v, o.min_confidence, 0, 1);
+}
+
 Status parse_temp(Options& o, std::string_view v) {
   std::string s(v);
   char* end = nullptr;
@@ -181,10 +186,13 @@ const std::vector<Setting> kTable = {
              "engine is idle, so the request after an accept is answered at once (0: off; see Ahead of the cursor "
              "below)"},
     {.flag = "--min-confidence", .key = "minConfidence", .commands = "lsp bench", .kind = Double,
-     .field = &Options::min_confidence, .lo = 0, .hi = 1, .metavar = "P", .def = "0.5",
+     .field = &Options::min_confidence, .lo = -1, .hi = 1, .parse_flag = parse_min_confidence, .metavar = "P",
+     .def = "auto",
      .help = "an automatic request shows no suggestion when the model's confidence in its first line (the "
              "geometric mean of the chosen tokens' probabilities) is below P; an invoked request (`triggerKind` "
-             "1) shows its best anyway (0: off; remote backends report no confidence and are not gated)"},
+             "1) shows its best anyway (0: off; remote backends report no confidence and are not gated). `auto` "
+             "(setting: -1) uses the threshold calibrated for the model, which its file carries as "
+             "`wafer.min_confidence` (the bundled model's is 0.75), else 0.5"},
     {.key = "windowBytes", .kind = Int, .field = &Options::window_bytes, .lo = 256, .hi = 1 << 24,
      .def = "16384", .help = "byte cap on each of prefix and suffix"},
     {.flag = "--amx", .key = "amx", .commands = "lsp generate bench", .kind = OnOff, .field = &Options::amx,

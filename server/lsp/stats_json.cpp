@@ -41,6 +41,7 @@ json stats_json(const Stats& stats, const ServiceStatus& status, const Options& 
     s["model"] = nullptr;
   }
   s["backend"] = status.backend;
+  s["min_confidence"] = status.min_confidence;  // the gate's threshold in force (minConfidence, or the model's)
   // The local engine's kernels and what they chose by timing themselves (engine/kernels).
   const ComputeKernels k = compute_kernels(options.amx, options.amx_bf16);
   s["kernels"] = {{"name", k.name}, {"tuning", k.tuning}};

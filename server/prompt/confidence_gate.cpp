@@ -35,4 +35,10 @@ bool below_confidence(const Timings::Confidence& c, double min_confidence) {
   return min_confidence > 0 && p >= 0 && p < min_confidence;
 }
 
+double gate_threshold(double setting, const ModelInfo* model) {
+  if (setting >= 0) return setting;
+  if (model && model->min_confidence > 0) return model->min_confidence;
+  return kDefaultMinConfidence;
+}
+
 }  // namespace wafer

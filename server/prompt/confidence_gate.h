@@ -22,4 +22,12 @@ double first_line_confidence(const Timings::Confidence& c);
 // True when the confidence is known and below min_confidence (0: the gate is off).
 bool below_confidence(const Timings::Confidence& c, double min_confidence);
 
+// The threshold of a model whose file carries none (minConfidence `auto`).
+inline constexpr double kDefaultMinConfidence = 0.5;
+
+// The threshold in force: the setting when it is 0 or more, else (`auto`, -1) the one the
+// model's file carries (ModelInfo::min_confidence), else kDefaultMinConfidence. `model` may
+// be null (none loaded yet).
+double gate_threshold(double setting, const ModelInfo* model);
+
 }  // namespace wafer

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "engine/engine.h"
+#include "server/prompt/confidence_gate.h"
 
 namespace wafer {
 
@@ -169,6 +170,10 @@ void CompletionService::partially_accepted(std::optional<uint64_t> accepted_leng
   if (accepted_length) stats_.count("accepted_length", *accepted_length);
 }
 
+double CompletionService::gate_threshold() const {
+  return wafer::gate_threshold(options_.scheduling.min_confidence, scheduler_->model_info());
+}
+
 ServiceStatus CompletionService::status() const {
   ServiceStatus s;
   s.documents = workspace_.size();
@@ -176,6 +181,7 @@ ServiceStatus CompletionService::status() const {
   s.model = scheduler_->model_info();
   if (s.model) s.model_choice = served_model_;
   s.backend = options_.model.backend;
+  s.min_confidence = gate_threshold();
   s.typing_cache_entries = typing_.size();
   s.definition_lists = definitions_.size();
   s.extra_context_choices = extra_choice_.size();

@@ -121,6 +121,7 @@ struct ServiceStatus {
   const ModelInfo* model = nullptr;  // null: none loaded
   std::optional<ModelChoice> model_choice;
   std::string backend;
+  double min_confidence = 0;  // the confidence gate's threshold in force (gate_threshold())
   size_t typing_cache_entries = 0, definition_lists = 0, extra_context_choices = 0, edit_times = 0,
          waiting_for_model = 0;
   struct Index {
@@ -186,6 +187,11 @@ class CompletionService {
   // The editor showed a suggestion / the user accepted `accepted_length` characters of one.
   void shown();
   void partially_accepted(std::optional<uint64_t> accepted_length);
+
+  // The confidence gate's threshold for automatic requests (0: off): the minConfidence
+  // setting, or with `auto` the one the serving model's file carries, else
+  // kDefaultMinConfidence.
+  double gate_threshold() const;
 
   // Statistics and state for `wafer/stats`.
   const Stats& stats() const { return stats_; }

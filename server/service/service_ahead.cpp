@@ -52,7 +52,7 @@ void CompletionService::start_ahead(const std::shared_ptr<CompletionState>& st) 
     Postprocessed pp = postprocess(r.text, *facts, mode);
     count_filters(pp, "ahead_");
     // Shown without a request when the user types on: gated as an automatic request is.
-    if (below_confidence(shown_confidence(r.timings.confidence, pp.text), options_.scheduling.min_confidence)) {
+    if (below_confidence(shown_confidence(r.timings.confidence, pp.text), gate_threshold())) {
       stats_.count("ahead_held_back_low_confidence");
       return;
     }

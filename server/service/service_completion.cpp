@@ -215,7 +215,7 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   st->cursor = cursor;
   st->inline_kind = inline_kind;
   st->alternatives = alternatives;
-  st->gated = query.trigger != Trigger::kInvoked && options_.scheduling.min_confidence > 0;
+  st->gated = query.trigger != Trigger::kInvoked && gate_threshold() > 0;
   st->t0 = t0;
   st->snapshot = snapshot;
   st->offset = *offset;
@@ -247,7 +247,7 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
   // Under the confidence gate, a partial is streamed while the confidence of the first line
   // so far passes: the first words show as soon as they are decoded, not after the line.
   if (inline_kind && query.stream) {
-    const double min_confidence = st->gated ? options_.scheduling.min_confidence : 0;
+    const double min_confidence = st->gated ? gate_threshold() : 0;
     job.on_text = [st, facts = st->facts, mode, min_confidence](const std::string&, const std::string& so_far,
                                                                 const Timings::Confidence& confidence) {
       if (st->answered) return;
@@ -335,7 +335,7 @@ void CompletionService::on_greedy_done(const std::shared_ptr<CompletionState>& s
       st->cost = CompletionCost{r.timings.tokens_reused, r.timings.tokens_prefilled, r.timings.tokens_generated,
                                 r.engine_ms, r.debounce_ms, std::nullopt};
       const Timings::Confidence confidence = shown_confidence(r.timings.confidence, pp.text);
-      if (!pp.text.empty() && below_confidence(confidence, options_.scheduling.min_confidence)) {
+      if (!pp.text.empty() && below_confidence(confidence, gate_threshold())) {
         if (st->gated) {  // nothing shown, nothing remembered for typing-through, nothing decoded ahead
           stats_.count("held_back_low_confidence");
           // Its start passed while it streamed, its whole first line did not: the editor

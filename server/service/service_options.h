@@ -27,7 +27,8 @@ struct SchedulingOptions {
   bool early_prefill = false;  // earlyPrefill: a keystroke's prompt during its debounce
   bool warm = false;           // warm: honour wafer/warm
   int ahead_tokens = 0;        // aheadTokens: decode past a returned suggestion (0: off)
-  double min_confidence = 0;   // minConfidence: the confidence gate of automatic requests (0: off)
+  double min_confidence = 0;   // minConfidence: the confidence gate of automatic requests (0: off; < 0: the
+                               // model's, CompletionService::gate_threshold())
 };
 
 // The sampled alternatives of an invoked request.

@@ -167,7 +167,7 @@ TEST_CASE("completion quality: the confidence gate holds back unsure suggestions
   Session s({{"rules", {{{"prefix_ends_with", "return "}, {"text", "a + b"}, {"confidence", 0.1}}}},
              {"text", "total"}, {"confidence", 0.9}},
             "def add(a, b):\n    return \nx = \n", {"--alternatives", "1"});
-  CHECK(s.suggest(1, 11) == "");                  // typing: below minConfidence (0.5 by default)
+  CHECK(s.suggest(1, 11) == "");                  // typing: below minConfidence (auto: 0.5 for a file without its own)
   CHECK(s.suggest(1, 11, /*invoked=*/1) == "a + b");  // asked for: the best anyway
   CHECK(s.suggest(2, 4) == "total");              // a sure one is shown
   json counts = s.counts();
@@ -175,4 +175,24 @@ TEST_CASE("completion quality: the confidence gate holds back unsure suggestions
   CHECK(counts["shown_below_confidence"] == 1);
   CHECK(counts["confidence_reported"] == 3);
   CHECK(s.client->shutdown_and_exit() == 0);
+}
+
+TEST_CASE("completion quality: the gate's threshold is the model file's unless set", "[integration]") {
+  const json script = {{"rules", {{{"prefix_ends_with", "return "}, {"text", "a + b"}, {"confidence", 0.7}}}},
+                       {"text", "total"}, {"confidence", 0.9}, {"min_confidence", 0.8}};
+  const std::string text = "def add(a, b):\n    return \nx = \n";
+  {  // auto: the file's 0.8 holds back 0.7
+    Session s(script, text);
+    CHECK(s.suggest(1, 11) == "");
+    CHECK(s.suggest(2, 4) == "total");
+    CHECK(s.counts()["held_back_low_confidence"] == 1);
+    CHECK(s.client->request("wafer/stats", nullptr)["result"]["min_confidence"].get<double>() == Approx(0.8));
+    CHECK(s.client->shutdown_and_exit() == 0);
+  }
+  {  // a setting wins over the file's
+    Session s(script, text, {"--min-confidence", "0.5"});
+    CHECK(s.suggest(1, 11) == "a + b");
+    CHECK(s.client->request("wafer/stats", nullptr)["result"]["min_confidence"].get<double>() == 0.5);
+    CHECK(s.client->shutdown_and_exit() == 0);
+  }
 }

@@ -68,12 +68,14 @@ def add_tokenizer(w: gguf.GGUFWriter, tok: Tokenizer) -> None:
 
 def export(state_dict: dict, cfg: dict, tok: Tokenizer, out: Path, qtype: str,
            name: str = "wafer-tiny-code", fim_order: str | None = None,
-           copy_strength: float = 0.0) -> None:
+           copy_strength: float = 0.0, min_confidence: float = 0.0) -> None:
     """state_dict: model.py parameter name -> numpy float32 array (or torch tensor).
     fim_order: "spm" or "psm", written as wafer.fim_order (the FIM order wafer prompts this
     model in unless told otherwise); None writes nothing (PSM).
     copy_strength > 0: written as wafer.copy_strength, which turns on wafer's copy predictor for
-    this file (engine/decode/copy_predictor.h; eval.py --cache measures the same mixture)."""
+    this file (engine/decode/copy_predictor.h; eval.py --cache measures the same mixture).
+    min_confidence > 0: written as wafer.min_confidence, the confidence gate's threshold
+    calibrated for this model (engine/model/gate_threshold.h; bench_quality measures it)."""
     if cfg["n_vocab"] != tok.n_vocab:
         raise ValueError(f"model vocab {cfg['n_vocab']} != tokenizer vocab {tok.n_vocab}")
     w = gguf.GGUFWriter()
@@ -98,6 +100,8 @@ def export(state_dict: dict, cfg: dict, tok: Tokenizer, out: Path, qtype: str,
         w.add("wafer.fim_order", gguf.T_STRING, fim_order)
     if copy_strength > 0:
         w.add("wafer.copy_strength", gguf.T_FLOAT32, float(copy_strength))
+    if min_confidence > 0:
+        w.add("wafer.min_confidence", gguf.T_FLOAT32, float(min_confidence))
 
     arrays = {k: (v.detach().float().numpy() if hasattr(v, "detach") else np.asarray(v, np.float32))
               for k, v in state_dict.items()}
@@ -126,6 +130,9 @@ def main() -> int:
     ap.add_argument("--copy-strength", type=float, default=0.0,
                     help="write wafer.copy_strength: wafer mixes its copy predictor into this model's "
                          "predictions (0: not written)")
+    ap.add_argument("--min-confidence", type=float, default=0.0,
+                    help="write wafer.min_confidence: the confidence gate's threshold calibrated for "
+                         "this model, which wafer's minConfidence auto uses (0: not written)")
     args = ap.parse_args()
     import torch
     state = torch.load(args.checkpoint, map_location="cpu")
@@ -133,7 +140,7 @@ def main() -> int:
     if order == "auto":
         order = "spm" if state.get("args", {}).get("spm_rate", 0.0) > 0.5 else "psm"
     export(state["model"], state["config"], Tokenizer.load(args.tokenizer), args.out, args.type,
-           fim_order=order, copy_strength=args.copy_strength)
+           fim_order=order, copy_strength=args.copy_strength, min_confidence=args.min_confidence)
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes, {args.type}, FIM order {order}, "
           f"copy strength {args.copy_strength:g})")
     return 0

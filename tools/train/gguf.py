@@ -125,10 +125,14 @@ class GGUFFile:
         if version != GGUF_VERSION:
             raise ValueError(f"GGUF version {version}")
         self.kv = {}
+        self.kv_bytes = {}  # key -> its whole record (key, type, value) as stored
         for _ in range(n_kv):
+            start = self.pos
             key = self._str()
             (vtype,) = self._unpack("<I")
             self.kv[key] = self._value(vtype)
+            self.kv_bytes[key] = self.data[start:self.pos]
+        infos_start = self.pos
         self.infos = {}
         for _ in range(n_tensors):
             name = self._str()
@@ -136,6 +140,7 @@ class GGUFFile:
             dims = self._unpack(f"<{n_dims}Q")
             gtype, off = self._unpack("<IQ")
             self.infos[name] = (dims, gtype, off)
+        self.info_bytes = self.data[infos_start:self.pos]
         align = self.kv.get("general.alignment", ALIGNMENT)
         self.data_start = (self.pos + align - 1) // align * align
 
@@ -172,3 +177,44 @@ class GGUFFile:
             size = n // QK8_0 * (2 + QK8_0)
             return dequantize_q8_0(self.data[start:start + size], shape)
         raise ValueError(f"{name}: unsupported type {gtype}")
+
+
+def set_keys(src: Path, dst: Path, keys: list[tuple[str, int, object]]) -> None:
+    """Writes src to dst with the scalar or string key/values `keys` set (added, or replacing
+    a key of the same name); tensor infos and tensor data are copied byte for byte (their
+    offsets are relative to the data section, which only moves to the next alignment)."""
+    f = GGUFFile(src)
+    new = {key: _encode_str(key) + struct.pack("<I", vtype) + _encode_value(vtype, value)
+           for key, vtype, value in keys}
+    records = [rec for key, rec in f.kv_bytes.items() if key not in new] + list(new.values())
+    n_tensors = len(f.infos)
+    head = bytearray(GGUF_MAGIC + struct.pack("<IQQ", GGUF_VERSION, n_tensors, len(records)))
+    head += b"".join(records) + f.info_bytes
+    align = f.kv.get("general.alignment", ALIGNMENT)
+    head += b"\0" * (-len(head) % align)
+    Path(dst).write_bytes(bytes(head) + f.data[f.data_start:])
+
+
+_TYPES = {"f32": T_FLOAT32, "u32": T_UINT32, "str": T_STRING}
+
+
+def main(argv: list[str]) -> int:
+    """gguf.py set IN OUT KEY TYPE VALUE [KEY TYPE VALUE ...]   (TYPE: f32, u32 or str)"""
+    if len(argv) < 6 or argv[1] != "set" or (len(argv) - 4) % 3:
+        print(main.__doc__)
+        return 2
+    keys = []
+    for i in range(4, len(argv), 3):
+        key, vtype, text = argv[i:i + 3]
+        if vtype not in _TYPES:
+            print(f"gguf.py: {key}: type {vtype} is not one of {', '.join(_TYPES)}")
+            return 2
+        value = float(text) if vtype == "f32" else int(text) if vtype == "u32" else text
+        keys.append((key, _TYPES[vtype], value))
+    set_keys(Path(argv[2]), Path(argv[3]), keys)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main(sys.argv))

@@ -26,9 +26,9 @@ const STREAM = process.env.E2E_STREAM !== '0';
 const NONE = process.env.E2E_FIND === 'none';
 const PACKAGE = process.env.E2E_FIND === 'package';
 const PREFIX = 'def add(';
-// What the package test types: a line the bundled model completes with confidence above the
-// default minConfidence (`main__":`, about 0.6), so the automatic request shows it.
-const PACKAGE_PREFIX = 'if __name__ == "__';
+// What the package test types: a line the bundled model completes with confidence above its
+// minConfidence, 0.75 (` '__main__':`, about 0.77), so the automatic request shows it.
+const PACKAGE_PREFIX = 'if __name__ ==';
 const SUGGESTION = 'a, b):\n    return a + b'; // e2e/fake-engine.json's rule for PREFIX
 // Only the first line of a multi-line ghost text is read from the screen (an inline
 // decoration); what an accept inserts is checked in the saved file.

@@ -9,6 +9,7 @@
 #include "engine/decode/copy_predictor.h"
 #include "engine/gguf/gguf_writer.h"
 #include "tests/engine/engine_fixture.h"
+#include "tests/support/gguf_build.h"
 
 using namespace wafer;
 using test::request;
@@ -114,14 +115,7 @@ TEST_CASE("copy predictor: max_match caps L, and tokens outside the vocabulary a
 
 TEST_CASE("copy predictor: the model file turns it on with wafer.copy_strength", "[copy_predictor]") {
   auto strength = [](std::function<void(GgufWriter&)> add) {
-    GgufWriter w;
-    w.add_string("general.architecture", "llama");
-    add(w);
-    auto bytes = w.to_bytes();
-    REQUIRE(bytes.ok());
-    auto file = GgufFile::parse(bytes->data(), bytes->size());
-    REQUIRE(file.ok());
-    return model_copy_strength(*file);
+    return read_built_gguf<float>(add, model_copy_strength);
   };
   CHECK(strength([](GgufWriter&) {}) == 0.0f);
   CHECK(strength([](GgufWriter& w) { w.add_f32(kCopyStrengthKey, 2.5f); }) == 2.5f);

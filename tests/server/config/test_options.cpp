@@ -202,3 +202,13 @@ TEST_CASE("options: --mlock on reaches the engine options", "[options]") {
   CHECK(engine_options(*on).lock_memory);
   CHECK_FALSE(parse({"lsp", "--mlock", "yes"}));
 }
+
+TEST_CASE("options: --min-confidence auto, a probability, or refused", "[options]") {
+  CHECK(parse({"lsp"})->min_confidence == -1);
+  CHECK(parse({"lsp", "--min-confidence", "auto"})->min_confidence == -1);
+  CHECK(parse({"lsp", "--min-confidence", "0.8"})->min_confidence == 0.8);
+  CHECK(parse({"lsp", "--min-confidence", "0"})->min_confidence == 0);
+  CHECK_FALSE(parse({"lsp", "--min-confidence", "-1"}));
+  CHECK_FALSE(parse({"lsp", "--min-confidence", "1.5"}));
+  CHECK_FALSE(parse({"lsp", "--min-confidence", "sure"}));
+}

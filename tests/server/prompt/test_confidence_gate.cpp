@@ -37,3 +37,14 @@ TEST_CASE("confidence gate: only the tokens of the shown first line count", "[co
   CHECK(shown_confidence(c, "f(x(x(x\n").tokens == 3);  // the line break is not of the line
   CHECK(shown_confidence(Timings::Confidence{}, "x").tokens == 0);
 }
+
+TEST_CASE("confidence gate: auto takes the model file's threshold, else 0.5", "[confidence_gate]") {
+  ModelInfo calibrated;
+  calibrated.min_confidence = 0.75f;
+  ModelInfo plain;
+  CHECK(gate_threshold(-1, &calibrated) == Approx(0.75));
+  CHECK(gate_threshold(-1, &plain) == kDefaultMinConfidence);
+  CHECK(gate_threshold(-1, nullptr) == kDefaultMinConfidence);
+  CHECK(gate_threshold(0.3, &calibrated) == 0.3);  // a setting wins
+  CHECK(gate_threshold(0, &calibrated) == 0);      // 0: off, whatever the file says
+}

@@ -69,6 +69,29 @@ class RoundTrip(unittest.TestCase):
         np.testing.assert_allclose(f.tensor("a16"), a, atol=2e-3)
         np.testing.assert_allclose(f.tensor("a8"), a, atol=np.abs(a).max() / 127)
 
+    def test_set_keys_keeps_tensors(self):
+        w = gguf.GGUFWriter()
+        w.add("general.architecture", gguf.T_STRING, "llama")
+        w.add("wafer.copy_strength", gguf.T_FLOAT32, 1.0)
+        a = np.arange(96, dtype=np.float32).reshape(3, 32)
+        w.add_tensor("a", a, gguf.GGML_F32)
+        w.add_tensor("b", a[:1], gguf.GGML_Q8_0)
+        with tempfile.TemporaryDirectory() as d:
+            src, dst = Path(d) / "in.gguf", Path(d) / "out.gguf"
+            w.write(src)
+            gguf.set_keys(src, dst, [("wafer.min_confidence", gguf.T_FLOAT32, 0.75),
+                                     ("wafer.copy_strength", gguf.T_FLOAT32, 2.0)])
+            f, g = gguf.GGUFFile(src), gguf.GGUFFile(dst)
+            self.assertEqual(gguf.main(["gguf.py", "set", str(dst), str(dst) + "2", "x", "u64", "1"]), 2)
+        self.assertEqual(g.kv["wafer.min_confidence"], 0.75)
+        self.assertEqual(g.kv["wafer.copy_strength"], 2.0)
+        self.assertEqual(g.kv["general.architecture"], "llama")
+        self.assertEqual(len(g.kv), 3)
+        self.assertEqual(g.data_start % gguf.ALIGNMENT, 0)
+        self.assertEqual(g.infos, f.infos)
+        self.assertEqual(g.data[g.data_start:], f.data[f.data_start:])
+        np.testing.assert_array_equal(g.tensor("a"), a)
+
     def test_q8_0_rejects_bad_row_length(self):
         with self.assertRaises(ValueError):
             gguf.GGUFWriter().add_tensor("x", np.zeros((2, 20), np.float32), gguf.GGML_Q8_0)
