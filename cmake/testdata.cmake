@@ -97,7 +97,7 @@ function(wafer_synth_references out have)
   endforeach()
   list(JOIN stale ", " names)
   if(NOT python)
-    message(FATAL_ERROR "The reference models ${names} are generated at configure time (they are not in "
+    message(FATAL_ERROR "The reference models ${names} are generated at configure time (they are neither in "
       "tests/data nor in WAFER_SHARED_TESTDATA_DIR=${WAFER_SHARED_TESTDATA_DIR}), and that needs Python 3 "
       "with numpy: run scripts/setup.sh (it installs python3-numpy), or configure with -DWAFER_BUILD_TESTS=OFF.")
   endif()
