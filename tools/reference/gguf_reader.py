@@ -38,9 +38,12 @@ class GgufFile:
             raise ValueError(f"{path}: GGUF version {self.version}")
         n_tensors, n_kv = self._scalar("<Q"), self._scalar("<Q")
         self.kv: dict[str, object] = {}
+        self.kv_raw: dict[str, bytes] = {}  # each entry's value type and value, as stored
         for _ in range(n_kv):
             key = self._string()
+            start = self.pos
             self.kv[key] = self._value(self._scalar("<I"))
+            self.kv_raw[key] = bytes(self.data[start:self.pos])
         self.tensors: dict[str, TensorInfo] = {}
         for _ in range(n_tensors):
             name = self._string()

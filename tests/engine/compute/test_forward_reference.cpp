@@ -1,5 +1,6 @@
-// wafer's logits against llama.cpp's for the reference models in
-// ../shared/testdata/reference (see its README for the data and the expected agreement).
+// wafer's logits against llama.cpp's for the reference models of tests/data/reference (the
+// F32, F16 and BF16 ones regenerated at configure time, cmake/testdata.cmake) and, when
+// present, ../shared/testdata/reference (see the README for the data and the expected agreement).
 // For every model and prompt: the recorded top-20 logits at every position, the argmax at
 // every position, the full logits at position 0 (where recorded), and the 16 greedy tokens.
 #include <catch2/catch.hpp>
@@ -63,7 +64,7 @@ struct PromptResult {
 
 int argmax(const float* v, size_t n) { return static_cast<int>(std::max_element(v, v + n) - v); }
 
-// One model of the shared reference data: llama.cpp's figures (its JSON) and our load of
+// One reference model: llama.cpp's figures (its JSON) and our load of
 // the GGUF (a reference that is not there skips the test: test::require_testdata).
 struct Reference {
   json data;
