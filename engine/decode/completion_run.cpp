@@ -254,7 +254,8 @@ class Run {
     DraftModel* model = ctx_.draft_model;
     if (!model || static_cast<int>(d.size()) >= std::min(model->draft_length(), limit)) return d;
     const auto t0 = Clock::now();
-    Result<std::vector<int32_t>> proposed = model->propose(history, limit, req_.cancel.get());
+    const DraftModel::EndsGeneration ends = [this](int32_t t) { return end_of_generation(t); };
+    Result<std::vector<int32_t>> proposed = model->propose(history, limit, req_.cancel.get(), &ends);
     ctx_.timings.draft_ms += ms_between(t0, Clock::now());
     if (!proposed) return d;
     if (ctx_.settings.draft_filter)

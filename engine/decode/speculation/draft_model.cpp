@@ -13,7 +13,7 @@ Result<DraftModel> DraftModel::create(const Model& model, ThreadPool& pool, int 
 }
 
 Result<std::vector<int32_t>> DraftModel::propose(std::span<const int32_t> history, int limit,
-                                                 const std::atomic<bool>* interrupt) {
+                                                 const std::atomic<bool>* interrupt, const EndsGeneration* ends) {
   std::vector<int32_t> draft;
   if (history.empty()) return draft;
   // The draft's cache ends up holding the history and all but the last drafted token.
@@ -36,7 +36,7 @@ Result<std::vector<int32_t>> DraftModel::propose(std::span<const int32_t> histor
   for (int i = 0; i < want; ++i) {
     const int32_t t = greedy_token(std::span<const float>(session_.logits().data(), n_vocab));
     draft.push_back(t);
-    if (i + 1 == want) break;
+    if (i + 1 == want || (ends && (*ends)(t))) break;
     if (Status s = session_.eval(std::span<const int32_t>(&t, 1), LogitsFor::kLast, interrupt); !s) return s.error();
   }
   return draft;

@@ -37,10 +37,14 @@ class DraftModel {
   static Result<DraftModel> create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type, int max_draft);
 
   // Up to min(draft length, limit) greedy tokens of the draft model after `history` (the
-  // target's prompt and output so far). Fails when the draft's forward pass does (an
-  // interrupt through `interrupt`, or a history the draft's cache cannot hold).
+  // target's prompt and output so far), ending early with a token `ends` says ends the
+  // generation (nothing after it could be used; null: none does). Fails when the draft's
+  // forward pass does (an interrupt through `interrupt`, or a history the draft's cache
+  // cannot hold).
+  using EndsGeneration = std::function<bool(int32_t)>;
   Result<std::vector<int32_t>> propose(std::span<const int32_t> history, int limit,
-                                       const std::atomic<bool>* interrupt = nullptr);
+                                       const std::atomic<bool>* interrupt = nullptr,
+                                       const EndsGeneration* ends = nullptr);
   // Feeds back how a draft fared, to adapt the draft length.
   void record(int proposed, int accepted) { length_.record(proposed, accepted); }
 

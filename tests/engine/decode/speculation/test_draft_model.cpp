@@ -240,3 +240,21 @@ TEST_CASE("draft vocabulary: token texts, FIM markers and end tokens must match"
   ends.end_of_generation.pop_back();
   CHECK_FALSE(check_draft_vocab(same, DraftVocab{tok.n_vocab(), &tok, &ends}).ok());
 }
+
+TEST_CASE("draft model: a draft ends with a token that ends the generation", "[draft_model]") {
+  test::TinyModel tiny;
+  auto drafter = DraftModel::create(*tiny.model, tiny.pool, 128, KvType::F32, 8);
+  REQUIRE(drafter.ok());
+  const std::vector<int32_t> history{1, 5, 9, 14, 2, 33};
+  auto whole = drafter->propose(history, 4);
+  REQUIRE(whole.ok());
+  REQUIRE(whole->size() == 4);
+  // The second drafted token ends the generation: the draft stops with it, and its cache
+  // holds the history and the first token only (the end token is never run).
+  const int32_t end = (*whole)[1];
+  const DraftModel::EndsGeneration ends = [end](int32_t t) { return t == end; };
+  auto cut = drafter->propose(history, 4, nullptr, &ends);
+  REQUIRE(cut.ok());
+  CHECK(*cut == std::vector<int32_t>(whole->begin(), whole->begin() + 2));
+  CHECK(drafter->session().tokens().size() == history.size() + 1);
+}
