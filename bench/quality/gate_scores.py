@@ -71,8 +71,10 @@ def main():
     }
     cov0, _ = ungated(fit + read)
     coverage = a.coverage if a.coverage is not None else cov0 / 2
-    print(f"ungated: {100 * cov0:.1f} % of the points shown; precision at {100 * coverage:.1f} % coverage:")
-    print("| score | fit | read |\n|---|---|---|")
+    print(f"With no gate {100 * cov0:.1f} % of the points get a suggestion. Precision (exact first lines of those")
+    print(f"shown) at {100 * coverage:.1f} % coverage, as a multiple of the ungated precision, on the seeds the")
+    print("logistic score was fitted on and on the others:\n")
+    print("| score | seeds fitted on | other seeds |\n|---|---|---|")
     for name, score in scores.items():
         cells = []
         for points in (fit, read):

@@ -9,6 +9,11 @@
 #   model with Qwen2's real vocabulary and with the filler one, and of the bundled model,
 #   ROUNDS times in turn (default 2); one row per run. Environment as replay.sh's (FILE,
 #   KEYS, WPM, THREADS, SEED), plus ROUNDS and OUT (where the JSON reports stay).
+# quality: bench_quality's confidence gate on the bundled model (code it never saw), one run
+#   per seed of SEEDS (default 2 3 4 5 6) at POINTS points (default 600), and
+#   bench/quality/gate_scores.py over their per-point lines: other scores at half the
+#   ungated coverage (fitted on the first three seeds, read on the rest) and the gate's
+#   thresholds. Environment: SEEDS, POINTS, OUT.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 section=${1:-}
@@ -56,7 +61,34 @@ case $section in
     echo
     python3 bench/report/typing_table.py "${rows[@]}"
     ;;
+  quality)
+    seeds=(${SEEDS:-2 3 4 5 6})
+    points=${POINTS:-600}
+    [ ${#seeds[@]} -ge 2 ] || { echo "report.sh quality: SEEDS needs two seeds or more" >&2; exit 2; }
+    load_before=$(cut -d' ' -f1 /proc/loadavg)
+    for s in "${seeds[@]}"; do
+      "$build/bench/bench_quality" --points "$points" --seed "$s" --thresholds 0,0.5,0.7,0.75,0.8 \
+        --points-out "$out/q$s.jsonl" --json > "$out/q$s.json"
+    done
+    load_after=$(cut -d' ' -f1 /proc/loadavg)
+    fit=() read=()
+    for i in "${!seeds[@]}"; do
+      if [ "$i" -lt $(( (${#seeds[@]} + 1) / 2 )) ]; then fit+=("$out/q${seeds[$i]}.jsonl"); else read+=("$out/q${seeds[$i]}.jsonl"); fi
+    done
+    echo "### The confidence gate's score ($cpu), $(date -u +%F)"
+    echo
+    echo "Made by \`bench/report/report.sh quality\` (load average $load_before before, $load_after after;"
+    echo "per-point lines in \`$out\`): the bundled model on code it never saw, each seed"
+    echo "a run of"
+    echo
+    echo '```sh'
+    echo "build/bench/bench_quality --points $points --seed S --points-out qS.jsonl"
+    echo "/usr/bin/python3 bench/quality/gate_scores.py --fit ${fit[*]##*/} --read ${read[*]##*/}"
+    echo '```'
+    echo
+    /usr/bin/python3 bench/quality/gate_scores.py --fit "${fit[@]}" --read "${read[@]}"
+    ;;
   *)
-    echo "usage: bench/report/report.sh typing [BUILD_DIR] > section.md" >&2
+    echo "usage: bench/report/report.sh typing|quality [BUILD_DIR] > section.md" >&2
     exit 2 ;;
 esac
