@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""bench_quality --points-out writes one JSON line per point with the gate's features, and
-bench/quality/gate_scores.py reads them into its tables.
+"""bench_quality --points-out writes one JSON line per point with the gate's features,
+bench/quality/gate_scores.py reads them into its tables, and bench/report/report.sh quality
+writes the section of docs/performance.md from both.
 
     test_gate_scores.py REPO BENCH_QUALITY
 """
@@ -36,4 +37,12 @@ with tempfile.TemporaryDirectory() as tmp:
                             "--read", files[1]], check=True, capture_output=True, text=True).stdout
     assert "| geometric mean of the first line's token probabilities (the gate's) |" in table, table
     assert "| 0.75 |" in table, table
+    # bench/report/report.sh quality writes the section from the same tools.
+    build = os.path.dirname(os.path.dirname(os.path.abspath(bench)))
+    section = subprocess.run(["bash", os.path.join(repo, "bench/report/report.sh"), "quality", build],
+                             env=dict(os.environ, SEEDS="1 2", POINTS="8", OUT=os.path.join(tmp, "report")),
+                             check=True, capture_output=True, text=True, cwd=repo).stdout
+    assert section.startswith("### The confidence gate's score"), section
+    assert "--fit q1.jsonl --read q2.jsonl" in section, section
+    assert "| 0.75 |" in section and "| logistic fit" in section, section
 print("ok")
