@@ -25,13 +25,14 @@ class TypingTable(unittest.TestCase):
                            check=True, capture_output=True, timeout=240)
             row = typing_table.row("bundled", str(report))
         cells = [c.strip() for c in row.strip("|").split("|")]
-        self.assertEqual(len(cells), 6, row)
+        self.assertEqual(len(cells), 7, row)
         self.assertEqual(cells[0], "bundled")
         shown_rate, counts = cells[1].split(" ", 1)
         self.assertTrue(0.0 <= float(shown_rate) <= 1.0, row)
         self.assertRegex(counts, r"^\(\d+ of 12\)$")
         self.assertRegex(cells[3], r"^\d+\.\d / \d+\.\d ms$")
         self.assertRegex(cells[5], r"^\d+\.\d$")
+        self.assertRegex(cells[6], r"^\d+ of \d+ at 0\.75$")  # the bundled model's own threshold
 
     def test_a_report_without_its_fields_is_an_error(self):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
