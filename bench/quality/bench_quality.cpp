@@ -17,7 +17,7 @@
 // --thresholds 0,0.1,0.2 (the default: 0 to 0.6 in steps of 0.1) prints, per run, what the
 // confidence gate (minConfidence) would show at each threshold: coverage (suggestions
 // shown, of all points), precision (exact first lines, of those shown) and their mean edit
-// similarity. --json prints every run's totals and that table as one JSON object instead
+// similarity, over all points and per language. --json prints every run's totals and that table as one JSON object instead
 // of the tables.
 // --points-out FILE writes one JSON line per point and run: language, mode, the confidence
 // of the shown first line (tokens, mean and least log-probability, first token's
@@ -240,6 +240,7 @@ int main(int argc, char** argv) {
     std::map<std::string, Tally> by_lang;
     std::map<std::string, int> fired;
     std::vector<GatedPoint> gated;
+    std::map<std::string, std::vector<GatedPoint>> gated_by_lang;
   };
   std::vector<Run> runs;
   for (bool on : {false, true}) {
@@ -424,8 +425,9 @@ int main(int argc, char** argv) {
                     path.filename().c_str(), line + 1, prepared.mode == Mode::kSingleLine ? "single" : "multi",
                     run.label.c_str(), prepared.request.extra.size(), conf, truth.c_str(), nlohmann::json(raw).dump().c_str(),
                     nlohmann::json(pp.text).dump().c_str());
-      run.gated.push_back({conf, !got.empty(), got == truth,
-                           edit_similarity(got, truth)});
+      const GatedPoint gated_point{conf, !got.empty(), got == truth, edit_similarity(got, truth)};
+      run.gated.push_back(gated_point);
+      run.gated_by_lang[lang ? std::string(lang->name) : "other"].push_back(gated_point);
       for (Tally* x : {&t, &all}) {
         score(*x, got, truth);
         x->ms += ms;
@@ -444,12 +446,19 @@ int main(int argc, char** argv) {
                        {"edit_similarity", b.points ? b.similarity / b.points : 0.0}};
     for (const Run& run : runs) {
       const Tally& t = run.by_lang.at("(all)");
-      nlohmann::json gate = nlohmann::json::array();
-      for (const GateRow& r : gate_table(run.gated, thresholds))
-        gate.push_back({{"threshold", r.threshold}, {"shown", r.shown}, {"coverage", r.coverage},
-                        {"precision", r.precision}, {"edit_similarity", r.similarity}});
+      auto gate_json = [&](const std::vector<GatedPoint>& points) {
+        nlohmann::json gate = nlohmann::json::array();
+        for (const GateRow& r : gate_table(points, thresholds))
+          gate.push_back({{"threshold", r.threshold}, {"shown", r.shown}, {"coverage", r.coverage},
+                          {"precision", r.precision}, {"edit_similarity", r.similarity}});
+        return gate;
+      };
+      nlohmann::json by_language = nlohmann::json::object();
+      for (const auto& [name, points] : run.gated_by_lang)
+        by_language[name] = {{"points", points.size()}, {"gate", gate_json(points)}};
       out["runs"].push_back({{"label", run.label}, {"points", t.points}, {"exact", t.exact}, {"empty", t.empty},
-                             {"edit_similarity", t.points ? t.similarity / t.points : 0.0}, {"gate", gate}});
+                             {"edit_similarity", t.points ? t.similarity / t.points : 0.0}, {"gate", gate_json(run.gated)},
+                             {"gate_by_language", by_language}});
     }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
@@ -472,11 +481,15 @@ int main(int argc, char** argv) {
     }
     std::printf("rules and filters fired (of %d points):\n", points);
     for (const auto& [name, count] : run.fired) std::printf("  %-28s %d\n", name.c_str(), count);
-    std::printf("confidence gate (minConfidence): of %zu points\n%9s %6s %9s %10s %6s\n", run.gated.size(), "threshold",
-                "shown", "coverage%", "precision%", "edit%");
-    for (const GateRow& r : gate_table(run.gated, thresholds))
-      std::printf("%9.2f %6d %9.1f %10.1f %6.1f\n", r.threshold, r.shown, 100 * r.coverage, 100 * r.precision,
-                  100 * r.similarity);
+    std::printf("confidence gate (minConfidence): of %zu points\n%-8s %9s %6s %9s %10s %6s\n", run.gated.size(), "lang",
+                "threshold", "shown", "coverage%", "precision%", "edit%");
+    auto gate_rows = [&](const std::string& name, const std::vector<GatedPoint>& points) {
+      for (const GateRow& r : gate_table(points, thresholds))
+        std::printf("%-8s %9.2f %6d %9.1f %10.1f %6.1f\n", name.c_str(), r.threshold, r.shown, 100 * r.coverage,
+                    100 * r.precision, 100 * r.similarity);
+    };
+    gate_rows("(all)", run.gated);
+    for (const auto& [name, points] : run.gated_by_lang) gate_rows(name, points);
   }
   return 0;
 }

@@ -13,7 +13,11 @@
 #   per seed of SEEDS (default 2 3 4 5 6) at POINTS points (default 600), and
 #   bench/quality/gate_scores.py over their per-point lines: other scores at half the
 #   ungated coverage (fitted on the first three seeds, read on the rest) and the gate's
-#   thresholds. Environment: SEEDS, POINTS, OUT.
+#   thresholds; then, per language, POINTS points of held-out code of each (Python: the
+#   default folders without /usr/include; C: /usr/include; JavaScript: packages under
+#   editors/vscode/node_modules; Go: /usr/share/go-1.19/src, from Debian's golang-1.19-src,
+#   skipped with a line when it is not installed) at the bundled model's threshold, 0.75.
+#   Environment: SEEDS, POINTS, OUT.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 section=${1:-}
@@ -87,6 +91,31 @@ case $section in
     echo '```'
     echo
     /usr/bin/python3 bench/quality/gate_scores.py --fit "${fit[@]}" --read "${read[@]}"
+    nm=editors/vscode/node_modules go=/usr/share/go-1.19/src
+    declare -A lang_roots=(
+      [python]="/usr/lib/python3.11 /usr/lib/python3/dist-packages/requests /usr/lib/python3/dist-packages/yaml"
+      [c]="/usr/include"
+      [javascript]="$nm/semver/functions $nm/semver/ranges $nm/semver/classes $nm/semver/internal $nm/vscode-jsonrpc/lib/common $nm/vscode-languageclient/lib/common $nm/picomatch/lib"
+      [go]="$go/strings $go/bytes $go/bufio $go/sort $go/strconv $go/net/url $go/encoding/json $go/text/template $go/path/filepath $go/os/exec")
+    reports=()
+    echo
+    echo "Per language, seed ${seeds[0]}, each language's held-out code on its own:"
+    echo
+    echo '```sh'
+    for lang in python c javascript go; do
+      first=${lang_roots[$lang]%% *}
+      if [ ! -d "$first" ]; then
+        echo "# $lang: $first is missing, skipped"
+        continue
+      fi
+      "$build/bench/bench_quality" --points "$points" --seed "${seeds[0]}" --thresholds 0,0.75 --json \
+        ${lang_roots[$lang]} > "$out/lang-$lang.json"
+      echo "build/bench/bench_quality --points $points --seed ${seeds[0]} --thresholds 0,0.75 ${lang_roots[$lang]}"
+      reports+=("$out/lang-$lang.json")
+    done
+    echo '```'
+    echo
+    [ ${#reports[@]} -eq 0 ] || /usr/bin/python3 bench/report/gate_language_table.py 0.75 "${reports[@]}"
     ;;
   *)
     echo "usage: bench/report/report.sh typing|quality [BUILD_DIR] > section.md" >&2

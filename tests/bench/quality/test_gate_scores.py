@@ -45,4 +45,5 @@ with tempfile.TemporaryDirectory() as tmp:
     assert section.startswith("### The confidence gate's score"), section
     assert "--fit q1.jsonl --read q2.jsonl" in section, section
     assert "| 0.75 |" in section and "| logistic fit" in section, section
+    assert "| language | points |" in section and "| python | 8 |" in section and "| c | 8 |" in section, section
 print("ok")
