@@ -14,6 +14,9 @@
 //                 [--context ROWS] [--open-files N] [--index-max-files N]
 //                 [--thresholds P[,P...]] [--json] [--points-out FILE] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
+// Any shown suggestion that writes a line of the text before the cursor twice or loops a
+// span three times in a row (server/benchtool/degenerate_text.h) is printed and makes the
+// exit status 1: the filters must have cut it.
 // --thresholds 0,0.1,0.2 (the default: 0 to 0.6 in steps of 0.1) prints, per run, what the
 // confidence gate (minConfidence) would show at each threshold: coverage (suggestions
 // shown, of all points), precision (exact first lines, of those shown) and their mean edit
@@ -57,6 +60,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
+#include "server/benchtool/degenerate_text.h"
 #include "server/benchtool/line_baseline.h"
 #include "server/benchtool/quality_metrics.h"
 #include "server/benchtool/training_split.h"
@@ -241,6 +245,7 @@ int main(int argc, char** argv) {
     std::map<std::string, int> fired;
     std::vector<GatedPoint> gated;
     std::map<std::string, std::vector<GatedPoint>> gated_by_lang;
+    std::vector<std::string> degenerate;  // shown suggestions the filters should have cut
   };
   std::vector<Run> runs;
   for (bool on : {false, true}) {
@@ -425,6 +430,15 @@ int main(int argc, char** argv) {
                     path.filename().c_str(), line + 1, prepared.mode == Mode::kSingleLine ? "single" : "multi",
                     run.label.c_str(), prepared.request.extra.size(), conf, truth.c_str(), nlohmann::json(raw).dump().c_str(),
                     nlohmann::json(pp.text).dump().c_str());
+      if (!pp.text.empty()) {
+        const std::string_view before(text.data(), cursor);
+        const char* what = repeats_prefix_line(before, pp.text) ? "repeats a line of the prefix"
+                           : loops_span(pp.text)                  ? "loops a span three times"
+                                                                  : nullptr;
+        if (what)
+          run.degenerate.push_back(path.filename().string() + ":" + std::to_string(line + 1) + " " + what + ": " +
+                                   nlohmann::json(pp.text).dump());
+      }
       const GatedPoint gated_point{conf, !got.empty(), got == truth, edit_similarity(got, truth)};
       run.gated.push_back(gated_point);
       run.gated_by_lang[lang ? std::string(lang->name) : "other"].push_back(gated_point);
@@ -439,8 +453,14 @@ int main(int argc, char** argv) {
     visited[uri] = snap0;
     recent.edited(*snap0, line);
   }
+  // What the filters must never let through (server/prompt/filters.h): a failure, printed.
+  size_t degenerate = 0;
+  for (const Run& run : runs) {
+    degenerate += run.degenerate.size();
+    for (const std::string& d : run.degenerate) std::fprintf(stderr, "bench_quality: %s: %s\n", run.label.c_str(), d.c_str());
+  }
   if (json) {
-    nlohmann::json out = {{"model", model}, {"runs", nlohmann::json::array()}};
+    nlohmann::json out = {{"model", model}, {"runs", nlohmann::json::array()}, {"degenerate_shown", degenerate}};
     const Tally& b = baseline["(all)"];
     out["baseline"] = {{"points", b.points}, {"exact", b.exact}, {"empty", b.empty},
                        {"edit_similarity", b.points ? b.similarity / b.points : 0.0}};
@@ -461,7 +481,7 @@ int main(int argc, char** argv) {
                              {"gate_by_language", by_language}});
     }
     std::printf("%s\n", out.dump(2).c_str());
-    return 0;
+    return degenerate ? 1 : 0;
   }
   std::printf("baseline: repeat the most similar earlier line\n%-8s %6s %7s %8s %7s %7s %7s\n", "lang", "points", "exact%",
               "prefix%", "token%", "edit%", "empty%");
@@ -491,5 +511,7 @@ int main(int argc, char** argv) {
     gate_rows("(all)", run.gated);
     for (const auto& [name, points] : run.gated_by_lang) gate_rows(name, points);
   }
-  return 0;
+  std::printf("degenerate suggestions shown (a line of the prefix twice, a span three times in a row): %zu\n",
+              degenerate);
+  return degenerate ? 1 : 0;
 }

@@ -14,6 +14,10 @@ constexpr int kCopies = 3;
 // A shorter span with no unclosed bracket counts from this many copies when it holds a word
 // (`"w", "w", "w", "w", "w"`); a number or an escape (`0xff, `, `\x00`) is data.
 constexpr int kWordCopies = 5;
+// A shorter span of name characters (letters, digits, '_'; a letter among them) repeated
+// inside one name counts once its copies run this long (`__cplusplusplusplusplusplus`,
+// `_ID_ID_ID_ID_ID_ID_ID_ID`); separators or escapes make it data (`0xff, `, `\x00`).
+constexpr size_t kMinShortRun = 3 * kMinPlainPeriod;
 
 // A span that is itself copies of a shorter one (`0x00, 0x00, `) is judged as that one.
 bool is_primitive(std::string_view unit) {
@@ -22,10 +26,13 @@ bool is_primitive(std::string_view unit) {
   return true;
 }
 
+bool has_letter(std::string_view unit) {
+  return std::any_of(unit.begin(), unit.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+}
+
 bool is_loop_unit(std::string_view unit) {
   if (unit.size() < 2 || !is_primitive(unit)) return false;
-  if (std::none_of(unit.begin(), unit.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
-    return false;
+  if (!has_letter(unit)) return false;
   int depth = 0;
   for (char c : unit) {
     if (c == '(' || c == '[' || c == '{') ++depth;
@@ -45,6 +52,12 @@ bool holds_word(std::string_view unit) {
     if (!word_char(before) && before != '\\') return true;
   }
   return false;
+}
+
+bool is_name_unit(std::string_view unit) {
+  return is_primitive(unit) && has_letter(unit) && std::all_of(unit.begin(), unit.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
 }
 
 bool is_short_word_unit(std::string_view unit) {
@@ -74,8 +87,9 @@ NgramLoop find_ngram_loop(std::string_view text) {
       const size_t i = j + 1 - need;
       if (best.found && i >= best.begin) break;
       const std::string_view unit = text.substr(i, p);
-      if (is_loop_unit(unit) ||
-          (is_short_word_unit(unit) && copies_at(text, i, p) >= static_cast<size_t>(kWordCopies))) {
+      const auto copies = [&] { return copies_at(text, i, p); };
+      if (is_loop_unit(unit) || (is_short_word_unit(unit) && copies() >= static_cast<size_t>(kWordCopies)) ||
+          (p < kMinPlainPeriod && is_name_unit(unit) && copies() * p >= kMinShortRun)) {
         best = {true, i, p};
         break;
       }

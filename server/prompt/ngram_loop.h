@@ -3,7 +3,8 @@
 // (`0, 0, 0, 0`, `0x00, 0x00, 0x00`, `======`), so a span counts as a loop only when it
 // holds a letter and either opens a bracket it does not close or is long enough not to be
 // an element of a list; a short list element that is a word (`"w", `) counts from five
-// copies, a number or an escape (`0xff, `, `\x00`) never.
+// copies, a number or an escape (`0xff, `, `\x00`) never. A short span repeated inside a name
+// (`__cplusplusplusplus...`) counts once its copies run 24 bytes.
 #pragma once
 
 #include <cstddef>

@@ -38,3 +38,11 @@ TEST_CASE("ngram loop: a short word repeated as a list is a loop from five copie
   CHECK_FALSE(find_ngram_loop("\"\\x00\\x00\\x00\\x00\\x00\\x00\"").found);            // escapes
   CHECK_FALSE(find_ngram_loop("1e5, 1e5, 1e5, 1e5, 1e5, 1e5").found);
 }
+
+TEST_CASE("ngram loop: a short span repeated inside a name is a loop once it runs 24 bytes", "[filters][ngram_loop]") {
+  CHECK(cut_ngram_loop("f (__cplusplusplusplusplusplusplusplusplusplus") == "f (__cplus");
+  CHECK(cut_ngram_loop("OT_ID_ID_ID_ID_ID_ID_ID_ID_ID_ID_") == "OT_ID");
+  CHECK(cut_ngram_loop("BOOL_BOOL_BOOL_BOOL_BOOL_BOOL_BOOL_BOOL") == "BOOL_");
+  CHECK_FALSE(find_ngram_loop("__cplusplusplus").found);  // under 24 bytes
+  CHECK_FALSE(find_ngram_loop("0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff").found);
+}
