@@ -24,11 +24,10 @@ namespace fs = std::filesystem;
 
 double mib(uint64_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
 
-void print_catalog() {
+void print_catalog(const Catalog& catalog) {
   std::printf("%-20s %10s  %-32s %s\n", "NAME", "SIZE", "LICENSE", "NOTE");
-  for (const CatalogModel& m : model_catalog())
-    std::printf("%-20.*s %7.0f MiB  %-32.*s %.*s\n", int(m.name.size()), m.name.data(), mib(m.size),
-                int(m.license.size()), m.license.data(), int(m.note.size()), m.note.data());
+  for (const CatalogModel& m : catalog.models)
+    std::printf("%-20s %7.0f MiB  %-32s %s\n", m.name.c_str(), mib(m.size), m.license.c_str(), m.note.c_str());
 }
 
 // Progress on stderr: redrawn in place on a terminal, else one line per 10 % (or 64 MiB).
@@ -99,15 +98,20 @@ int fail(const std::string& message) {
 }  // namespace
 
 int run_pull(const Options& o) {
+  // A URL needs no catalogue; a name or --list does (a bad $WAFER_CATALOG is reported then).
+  const bool url = o.positional.size() == 1 &&
+                   (o.positional[0].starts_with("http://") || o.positional[0].starts_with("https://"));
+  Result<Catalog> catalog = url ? Result<Catalog>(Catalog{}) : model_catalog();
+  if (!catalog) return fail(catalog.error().message);
   if (o.list) {
-    print_catalog();
+    print_catalog(*catalog);
     return kExitOk;
   }
   if (o.positional.size() != 1) {
     std::fprintf(stderr, "wafer pull: expected one NAME or URL (try 'wafer pull --list' or 'wafer pull --help')\n");
     return kExitUsage;
   }
-  auto target = resolve_pull_target(o.positional[0], o.sha256);
+  auto target = resolve_pull_target(o.positional[0], o.sha256, *catalog);
   if (!target) {
     std::fprintf(stderr, "wafer pull: %s\n", target.error().message.c_str());
     return kExitUsage;

@@ -181,7 +181,10 @@ std::string usage(const std::string& command) {
   else if (command == "info") s += " [MODEL.gguf|NAME] [--json] [--residency [--threads N]]";
   else if (command == "generate") s += " MODEL.gguf --prompt TEXT [-n N] [--temp T] [--seed S] [--threads N]";
   else if (command == "lsp") s += " [--model PATH] [--listen [PATH|HOST:PORT]] [OPTIONS]";
-  else if (command == "pull") s += " NAME|URL [--sha256 HEX] [--cache-dir DIR]   (prints the model's path)";
+  else if (command == "pull")
+    s += " NAME|URL [--sha256 HEX] [--cache-dir DIR]   (prints the model's path)\n"
+         "environment: HF_ENDPOINT=URL fetches catalogue files from a Hugging Face mirror;\n"
+         "             WAFER_CATALOG=FILE replaces the catalogue (docs/commands.md#wafer-pull)";
   else if (command == "bench")
     s += " replay SOURCE [--model PATH] [OPTIONS] [-- SERVER COMMAND...]\n"
          "       wafer bench replay --trace TRACE.jsonl [OPTIONS]\n"

@@ -31,11 +31,12 @@ json stats_json(const Stats& stats, const ServiceStatus& status, const Options& 
     if (status.model_choice) {  // the local engine's file, and why it was chosen (setting, cache, bundled)
       s["model"]["path"] = status.model_choice->path;
       s["model"]["source"] = to_string(status.model_choice->source);
-      // Serving the bundled model: the catalogue model editors offer to pull instead.
+      // Serving the bundled model: the catalogue model editors offer to pull instead (none
+      // when $WAFER_CATALOG cannot be read: the daemon's model choice says why).
       if (status.model_choice->source == ModelSource::kBundled)
-        for (const CatalogModel& c : model_catalog())
-          if (c.name == kSuggestedModel)
-            s["model"]["suggested"] = {{"name", c.name}, {"bytes", c.size}};
+        if (Result<Catalog> catalog = model_catalog(); catalog)
+          if (const CatalogModel* c = catalog->find(catalog->suggested))
+            s["model"]["suggested"] = {{"name", c->name}, {"bytes", c->size}};
     }
   } else {
     s["model"] = nullptr;

@@ -2,8 +2,8 @@
 
 #include "engine/base/path_utf8.h"
 #include "server/platform/platform.h"
+#include "server/pull/catalog_file.h"
 
-#include <array>
 #include <cstdlib>
 
 namespace wafer {
@@ -11,7 +11,8 @@ namespace {
 
 // Base (not instruct) Qwen2.5-Coder conversions published by ggml-org: the files llama.cpp's
 // FIM presets use. Sizes and digests are those of the Hugging Face LFS objects.
-constexpr std::array<CatalogModel, 4> kCatalog{{
+// Ordered from the smallest to the largest.
+const CatalogModel kCatalog[] = {
     {"qwen2.5-coder-0.5b",
      "https://huggingface.co/ggml-org/Qwen2.5-Coder-0.5B-Q8_0-GGUF/resolve/main/qwen2.5-coder-0.5b-q8_0.gguf",
      "qwen2.5-coder-0.5b-q8_0.gguf", 531068128ULL,
@@ -32,7 +33,8 @@ constexpr std::array<CatalogModel, 4> kCatalog{{
      "qwen2.5-coder-7b-q8_0.gguf", 8098525600ULL,
      "0ef48dc94a3c551a6736ac2601de38413dc9aa9318534b16e8baee08290a4aaf", "Apache-2.0",
      "largest; needs ~9 GB of RAM"},
-}};
+};
+constexpr std::string_view kHuggingFace = "https://huggingface.co";
 
 bool is_hex_digest(std::string_view s) {
   if (s.size() != 64) return false;
@@ -43,9 +45,45 @@ bool is_hex_digest(std::string_view s) {
 
 }  // namespace
 
-std::span<const CatalogModel> model_catalog() { return kCatalog; }
+const CatalogModel* Catalog::find(std::string_view name) const {
+  for (const CatalogModel& m : models)
+    if (m.name == name) return &m;
+  return nullptr;
+}
 
-Result<PullTarget> resolve_pull_target(std::string_view arg, std::string_view sha256) {
+Catalog builtin_catalog() {
+  Catalog c;
+  c.models.assign(std::begin(kCatalog), std::end(kCatalog));
+  c.suggested = kSuggestedModel;
+  return c;
+}
+
+Status apply_hf_endpoint(Catalog& catalog, std::string_view endpoint) {
+  if (endpoint.empty()) return {};
+  std::string_view base = endpoint;
+  while (base.ends_with('/')) base.remove_suffix(1);
+  const size_t scheme = base.find("://");
+  if (!(base.starts_with("http://") || base.starts_with("https://")) || base.size() == scheme + 3 ||
+      base.find_first_of(" \t?#") != std::string_view::npos)
+    return make_error("HF_ENDPOINT: expected a base URL such as https://hf-mirror.com, got '" + std::string(endpoint) + "'");
+  for (CatalogModel& m : catalog.models)
+    if (m.url.starts_with(std::string(kHuggingFace) + "/")) m.url = std::string(base) + m.url.substr(kHuggingFace.size());
+  return {};
+}
+
+Result<Catalog> model_catalog() {
+  Catalog catalog = builtin_catalog();
+  if (const char* file = std::getenv("WAFER_CATALOG"); file && *file) {
+    Result<Catalog> loaded = load_catalog_file(path_from_utf8(file));
+    if (!loaded) return make_error("WAFER_CATALOG: " + loaded.error().message);
+    catalog = std::move(*loaded);
+  }
+  if (const char* endpoint = std::getenv("HF_ENDPOINT"))
+    if (Status s = apply_hf_endpoint(catalog, endpoint); !s) return s.error();
+  return catalog;
+}
+
+Result<PullTarget> resolve_pull_target(std::string_view arg, std::string_view sha256, const Catalog& catalog) {
   std::string digest;
   for (char c : sha256) digest += (c >= 'A' && c <= 'F') ? char(c - 'A' + 'a') : c;
   if (!digest.empty() && !is_hex_digest(digest))
@@ -62,16 +100,14 @@ Result<PullTarget> resolve_pull_target(std::string_view arg, std::string_view sh
     t.url = arg;
     t.file = file;
   } else {
-    for (const CatalogModel& m : kCatalog) {
-      if (m.name != arg) continue;
-      t.url = m.url;
-      t.file = m.file;
-      t.size = m.size;
-      t.sha256 = m.sha256;
-    }
-    if (t.url.empty()) {
+    if (const CatalogModel* m = catalog.find(arg)) {
+      t.url = m->url;
+      t.file = m->file;
+      t.size = m->size;
+      t.sha256 = m->sha256;
+    } else {
       std::string names;
-      for (const CatalogModel& m : kCatalog) names += (names.empty() ? "" : ", ") + std::string(m.name);
+      for (const CatalogModel& m : catalog.models) names += (names.empty() ? "" : ", ") + m.name;
       return make_error("unknown model '" + std::string(arg) + "': give an http(s) URL or one of " + names +
                         " (wafer pull --list)");
     }
@@ -90,16 +126,21 @@ Result<std::filesystem::path> model_cache_dir(const std::string& override_dir) {
 Result<std::string> resolve_model_path(const std::string& model, const std::string& cache_dir_override) {
   std::error_code ec;
   if (model.empty() || std::filesystem::is_regular_file(path_from_utf8(model), ec)) return model;
-  for (const CatalogModel& m : model_catalog()) {
-    if (m.name != model) continue;
+  const bool path_like = model.find('/') != std::string::npos || model.ends_with(".gguf");
+  Result<Catalog> catalog = model_catalog();
+  if (!catalog) {
+    if (path_like) return model;  // a path needs no catalogue
+    return catalog.error();
+  }
+  if (const CatalogModel* m = catalog->find(model)) {
     auto dir = model_cache_dir(cache_dir_override);
     if (!dir) return dir.error();
-    const std::filesystem::path cached = *dir / m.file;
+    const std::filesystem::path cached = *dir / m->file;
     if (std::filesystem::is_regular_file(cached, ec)) return utf8_from_path(cached);
     return make_error("model '" + model + "' is not downloaded yet (looked for " + utf8_from_path(cached) +
                       "); run: wafer pull " + model);
   }
-  if (model.find('/') != std::string::npos || model.ends_with(".gguf")) return model;
+  if (path_like) return model;
   return make_error("'" + model + "' is neither a model file nor a catalogue name (wafer pull --list shows the names)");
 }
 

@@ -5,7 +5,6 @@
 
 #include "engine/base/path_utf8.h"
 #include "server/platform/platform.h"
-#include "server/pull/model_catalog.h"
 
 namespace wafer {
 namespace {
@@ -103,21 +102,28 @@ Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& 
     Result<std::string> path = resolve_model_path(*expanded, search.cache_dir);
     if (!path) return path.error();
     ModelChoice c{*path, ModelSource::kSetting, ""};
-    for (const CatalogModel& m : model_catalog())
-      if (m.name == *expanded) c.catalogue_name = m.name;
+    if (Result<Catalog> catalog = model_catalog(); catalog && catalog->find(*expanded)) c.catalogue_name = *expanded;
     return c;
   }
   // The catalogue is ordered from the smallest model to the largest: the last one present
-  // is the most capable.
+  // is the most capable. A catalogue file that cannot be read is an error, not a silent
+  // fallback to another model.
+  Result<Catalog> catalog = model_catalog();
+  if (!catalog) return catalog.error();
   if (Result<fs::path> dir = model_cache_dir(search.cache_dir); dir) {
-    const auto catalog = model_catalog();
-    for (auto m = catalog.rbegin(); m != catalog.rend(); ++m)  // (clang 14 cannot take views::reverse of a span)
-      if (is_file(*dir / m->file)) return ModelChoice{utf8_from_path(*dir / m->file), ModelSource::kCache, std::string(m->name)};
+    const std::vector<CatalogModel>& models = catalog->models;
+    for (auto m = models.rbegin(); m != models.rend(); ++m)
+      if (is_file(*dir / m->file)) return ModelChoice{utf8_from_path(*dir / m->file), ModelSource::kCache, m->name};
   }
   for (const fs::path& p : search.bundled)
     if (is_file(p)) return ModelChoice{utf8_from_path(p), ModelSource::kBundled, ""};
   return make_error("no model found: set --model PATH (or the \"model\" setting), or download one with: wafer pull " +
-                    std::string(kSuggestedModel));
+                    catalog->suggested);
+}
+
+std::string suggested_model() {
+  Result<Catalog> catalog = model_catalog();
+  return catalog ? catalog->suggested : std::string(kSuggestedModel);
 }
 
 std::string describe_choice(const ModelChoice& c, std::string_view model_name) {
@@ -127,8 +133,7 @@ std::string describe_choice(const ModelChoice& c, std::string_view model_name) {
     case ModelSource::kSetting: break;
     case ModelSource::kCache: s += ", the most capable model in the download cache"; break;
     case ModelSource::kBundled:
-      s += ", the tiny model bundled with wafer; for much better suggestions run: wafer pull " +
-           std::string(kSuggestedModel);
+      s += ", the tiny model bundled with wafer; for much better suggestions run: wafer pull " + suggested_model();
       break;
   }
   return s;

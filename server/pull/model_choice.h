@@ -1,7 +1,8 @@
 // Which model serves when the user did not say, and what a model setting means:
 //   1. the `model` setting / --model: a path (with `~` and `$VAR` expanded) or a catalogue
 //      name looked up in the pull cache;
-//   2. else the most capable catalogue model already in the pull cache (`wafer pull`);
+//   2. else the most capable catalogue model already in the pull cache (`wafer pull`; the
+//      catalogue in effect, model_catalog(): $WAFER_CATALOG's when set);
 //   3. else the bundled model: share/wafer/models/ next to an installed binary (PREFIX/bin/),
 //      models/ in the binary's own folder (the VS Code extension's bin/<platform>-<arch>/,
 //      scripts/package.sh), or the source tree's models/ for a binary in a build tree.
@@ -13,14 +14,16 @@
 #include <vector>
 
 #include "engine/base/result.h"
+#include "server/pull/model_catalog.h"
 
 namespace wafer {
 
 // The file name of the bundled model (models/ in the source tree, share/wafer/models/ installed,
 // models/ beside the binary in an editor package).
 inline constexpr std::string_view kBundledModelFile = "wafer-tiny-code-q8_0.gguf";
-// The catalogue model suggested to users of the bundled one.
-inline constexpr std::string_view kSuggestedModel = "qwen2.5-coder-1.5b";
+// The model editors suggest to users of the bundled one: the catalogue's (model_catalog()),
+// or the built-in catalogue's when $WAFER_CATALOG cannot be read.
+std::string suggested_model();
 
 enum class ModelSource { kSetting, kCache, kBundled };
 const char* to_string(ModelSource source);  // "setting", "cache", "bundled"

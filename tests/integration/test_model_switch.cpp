@@ -58,9 +58,8 @@ TEST_CASE("model switch: a model pulled while the bundled one serves takes over 
   CHECK(c.request("wafer/stats", nullptr)["result"]["model"]["source"] == "bundled");
 
   // A catalogue model appears in the pull cache (as `wafer pull` leaves it).
-  const wafer::CatalogModel* pulled = nullptr;
-  for (const wafer::CatalogModel& m : wafer::model_catalog())
-    if (m.name == wafer::kSuggestedModel) pulled = &m;
+  const wafer::Catalog catalog = wafer::builtin_catalog();
+  const wafer::CatalogModel* pulled = catalog.find(wafer::kSuggestedModel);
   REQUIRE(pulled);
   const std::filesystem::path file = dir / "wafer" / "models" / std::string(pulled->file);
   std::filesystem::create_directories(file.parent_path());

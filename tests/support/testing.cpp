@@ -81,4 +81,24 @@ void write_file(const fs::path& path, const std::string& contents) {
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
+namespace {
+
+void set_env(const char* name, const char* value) {
+#ifdef _WIN32
+  _putenv_s(name, value ? value : "");  // "" removes the variable
+#else
+  if (value) setenv(name, value, 1);
+  else unsetenv(name);
+#endif
+}
+
+}  // namespace
+
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name)) old_ = old;
+  set_env(name, value);
+}
+
+ScopedEnv::~ScopedEnv() { set_env(name_, old_ ? old_->c_str() : nullptr); }
+
 }  // namespace wafer::test

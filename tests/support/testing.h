@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <new>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace wafer::test {
@@ -65,6 +66,20 @@ struct WaferRun {
   std::string out, err;
 };
 WaferRun run_wafer(const std::string& args);
+
+// Sets an environment variable (nullptr: unsets it) for the scope, restoring the old value
+// (or its absence) on destruction.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 // Reads a whole file; throws std::runtime_error when it cannot.
 std::string read_file(const std::filesystem::path& path);

@@ -1,7 +1,8 @@
 -- The model on first use: the once-only offer when the bundled model serves, and :WaferPull
 -- driving a `wafer pull` (a scripted stand-in here: the real one is tested against a
--- loopback server in tests/server/cli/test_cmd_pull.cpp) with progress, the daemon told on
--- success, and a clear error on failure.
+-- loopback server in tests/server/cli/test_cmd_pull.cpp, and with this plugin and the real
+-- daemon in test_pull_loopback.lua) with progress, the daemon told on success, and a clear
+-- error on failure.
 local h = require('helpers')
 local pull = require('wafer.pull')
 local config = require('wafer.config')

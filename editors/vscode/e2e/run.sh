@@ -17,7 +17,10 @@
 # wafer.path; path: wafer.path unset and the daemon's folder first on PATH, so the extension
 # finds it itself; none: nothing to find; package: the .vsix E2E_VSIX from scripts/package.sh
 # installed as it is, with no setting, PATH without wafer and an empty home, so its own binary
-# and bundled model serve). Each way the extension's log must name the binary and how it was
+# and bundled model serve; pull: the daemon given (the real `wafer`, serving its bundled model)
+# in wafer.path, with $WAFER_CATALOG naming a test catalogue whose one model a loopback server
+# (editors/nvim/test/pull_server.py) hands out and a fresh $XDG_CACHE_HOME, for "Download" on
+# the offer). Each way the extension's log must name the binary and how it was
 # found (and with package, the model beside that binary).
 # Exit 0 passed, 1 failed, 77 skipped (code-server or chromium missing).
 set -euo pipefail
@@ -49,7 +52,7 @@ vsix=${E2E_VSIX:-$ext/wafer.vsix}
 [ "$find" = package ] || npm run --silent package >/dev/null
 
 tmp=$(mktemp -d)
-cleanup() { [ -n "${cs_pid:-}" ] && kill "$cs_pid" 2>/dev/null; if [ -n "${E2E_KEEP:-}" ]; then echo "e2e: kept $tmp"; else rm -rf "$tmp"; fi; }
+cleanup() { [ -n "${cs_pid:-}" ] && kill "$cs_pid" 2>/dev/null; [ -n "${pull_pid:-}" ] && kill "$pull_pid" 2>/dev/null; if [ -n "${E2E_KEEP:-}" ]; then echo "e2e: kept $tmp"; else rm -rf "$tmp"; fi; }
 trap cleanup EXIT
 mkdir -p "$tmp/ws" "$tmp/user/User" "$tmp/ext" "$tmp/bin"
 
@@ -81,6 +84,19 @@ elif [ "$find" = package ]; then
   mkdir -p "$tmp/home"
   if PATH=/usr/bin:/bin command -v wafer >/dev/null; then echo "FAIL: wafer is on PATH=/usr/bin:/bin"; exit 1; fi
   cs_env=(-u XDG_CACHE_HOME VSCODE_CLI=1 PATH=/usr/bin:/bin "HOME=$tmp/home")
+elif [ "$find" = pull ]; then
+  # The model is a copy of the bundled one served on loopback; the download lands in a fresh cache.
+  path_setting="\"wafer.path\": \"$tmp/bin/wafer\","
+  how="the wafer.path setting"
+  args='[]'
+  model=$root/models/wafer-tiny-code-q8_0.gguf
+  mkdir -p "$tmp/control" "$tmp/cache"
+  python3 "$root/editors/nvim/test/pull_server.py" "$model" "$tmp/control" > "$tmp/control/port" &
+  pull_pid=$!
+  for _ in $(seq 50); do [ -s "$tmp/control/port" ] && break; sleep 0.1; done
+  printf 'loop-coder %s %s http://127.0.0.1:%s/model.gguf loop-coder.gguf | MIT | test model\n' \
+    "$(stat -c %s "$model")" "$(sha256sum "$model" | cut -c1-64)" "$(cat "$tmp/control/port")" > "$tmp/catalogue.txt"
+  cs_env=(VSCODE_CLI=1 "WAFER_CATALOG=$tmp/catalogue.txt" "XDG_CACHE_HOME=$tmp/cache")
 elif [ "$find" = none ]; then
   # Nothing to find: PATH without the daemon, a home folder without ~/.local/bin/wafer.
   path_setting=""
@@ -150,6 +166,14 @@ logged() {
   fi
 }
 re() { printf '%s' "$1" | sed 's/[][\.*^$(){}+?|]/\\&/g'; }  # a literal for grep -E
+if [ $rc -eq 0 ] && [ "$find" = pull ]; then
+  # The file is in the cache as served, fetched once.
+  if cmp -s "$model" "$tmp/cache/wafer/models/loop-coder.gguf"; then echo "e2e: the cache holds the downloaded model"
+  else echo "FAIL: no loop-coder.gguf equal to the served model in $tmp/cache/wafer/models"; rc=1; fi
+  reqs=$(cat "$tmp/control/requests" 2>/dev/null || true)
+  if [ "$reqs" = "GET /model.gguf" ]; then echo "e2e: the server saw: $reqs"
+  else echo "FAIL: the server saw: ${reqs:-nothing}"; rc=1; fi
+fi
 if [ $rc -eq 0 ] && [ "$find" = package ]; then
   own=$(re "$tmp/ext/")"[^/ ]+/bin/linux-x64"
   logged "using $own/wafer $(re "($how)")" || rc=1

@@ -14,6 +14,11 @@
 // PACKAGE_PREFIX shows, Tab puts it in the file, and one notification offers to download
 // the recommended model.
 //
+// With E2E_FIND=pull the real daemon serves its bundled model and $WAFER_CATALOG names a
+// test catalogue whose model (loop-coder) a loopback server hands out: "Download" on the
+// offer runs `wafer pull loop-coder` under a progress notification, and the daemon switches
+// to the downloaded model (its message names the file in the pull cache).
+//
 // Environment: E2E_URL, E2E_FILE (the workspace file on disk), CHROMIUM, E2E_SHOTS (folder
 // for screenshots), E2E_STREAM (1/0: what wafer.stream is set to, for the checks), E2E_FIND.
 import { chromium } from 'playwright-core';
@@ -25,6 +30,7 @@ const shots = process.env.E2E_SHOTS;
 const STREAM = process.env.E2E_STREAM !== '0';
 const NONE = process.env.E2E_FIND === 'none';
 const PACKAGE = process.env.E2E_FIND === 'package';
+const PULL = process.env.E2E_FIND === 'pull';
 const PREFIX = 'def add(';
 // What the package test types: a line the bundled model completes with confidence above its
 // minConfidence, 0.75 (` '__main__':`, about 0.77), so the automatic request shows it.
@@ -204,6 +210,34 @@ try {
     if (!offerText.includes('Not now')) fail(`the offer has no "Not now" action: ${JSON.stringify(offerText)}`);
     expectEq(1, await offer.count(), 'offers to download a model');
     console.log(`E2E PASSED (package): ${JSON.stringify(PACKAGE_PREFIX + line)} in the file; whole run ${((t() - t0) / 1000).toFixed(1)} s`);
+    process.exit(0);
+  }
+
+  if (PULL) {
+    const offer = page.locator('.notification-toast', { hasText: 'Download loop-coder' }).first();
+    await offer.waitFor({ timeout: 60000 });
+    log(`offer: ${JSON.stringify(await offer.innerText())}`);
+    await offer.locator('.monaco-button', { hasText: 'Download' }).first().click();
+    log('clicked Download');
+    // Read in the notification center, which lists every notification (toasts come and go:
+    // a few at a time, the older hidden by the newer).
+    await command('Notifications: Show Notifications');
+    const center = page.locator('.notifications-center');
+    const item = (text) => center.locator('.notification-list-item', { hasText: text }).first();
+    await item('downloaded loop-coder; completions switch to it now').waitFor({ timeout: 60000 });
+    log('downloaded');
+    // The daemon names the model it now serves: the downloaded file, from the pull cache.
+    const switched = item('loop-coder.gguf), the most capable model in the download cache');
+    await switched.waitFor({ timeout: 60000 });
+    log(`switched: ${JSON.stringify(await switched.innerText())}`);
+    expectEq(0, await center.locator('.notification-list-item', { hasText: 'could not download' }).count(), 'download errors');
+    await command('Notifications: Hide Notifications');
+    await page.click('.editor-instance .monaco-editor .view-lines'); // the focus left with the click on the toast
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(PACKAGE_PREFIX, { delay: 30 });
+    const seen = await watchGhost((g) => g.trim() !== '', 60000, 'ghost text from the downloaded model', ghostAll);
+    log(`ghost text: ${JSON.stringify(seen[seen.length - 1])}`);
+    console.log(`E2E PASSED (pull): downloaded and switched; whole run ${((t() - t0) / 1000).toFixed(1)} s`);
     process.exit(0);
   }
 

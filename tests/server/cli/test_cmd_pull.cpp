@@ -161,6 +161,62 @@ TEST_CASE("wafer pull: usage errors and the catalogue listing", "[cli][pull]") {
   auto help = test::run_wafer("pull --help");
   CHECK(help.status == 0);
   CHECK(help.out.find("--sha256") != std::string::npos);
+  CHECK(help.out.find("WAFER_CATALOG=FILE") != std::string::npos);
+  CHECK(help.out.find("HF_ENDPOINT=URL") != std::string::npos);
+}
+
+TEST_CASE("wafer pull with $WAFER_CATALOG and $HF_ENDPOINT: names from the file, URLs on the mirror", "[cli][pull]") {
+  const std::string bytes = model_bytes();
+  test::LoopbackHttp server;
+  server.serve("/team/m.gguf", {bytes});
+  server.serve("/ggml-org/Qwen2.5-Coder-0.5B-Q8_0-GGUF/resolve/main/qwen2.5-coder-0.5b-q8_0.gguf", {bytes});
+  test::TempDir dir;
+  test::write_file(dir / "team.txt", "# the team's models\n"
+                                     "team-tiny " + std::to_string(bytes.size()) + " " + sha(bytes) + " " +
+                                         server.url("/team/m.gguf") + " team-tiny.gguf | MIT | for tests\n");
+  {
+    test::ScopedEnv file("WAFER_CATALOG", (dir / "team.txt").string().c_str());
+    auto list = test::run_wafer("pull --list");
+    CHECK(list.status == 0);
+    CHECK(list.out.find("team-tiny") != std::string::npos);
+    CHECK(list.out.find("MIT") != std::string::npos);
+    CHECK(list.out.find("for tests") != std::string::npos);
+    CHECK(list.out.find("qwen2.5-coder-1.5b") == std::string::npos);
+
+    auto r = pull("team-tiny", dir / "cache");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(test::read_file(dir / "cache" / "team-tiny.gguf") == bytes);
+    CHECK(r.err.find("sha256 verified") != std::string::npos);
+
+    auto builtin = pull("qwen2.5-coder-1.5b", dir / "cache");
+    CHECK(builtin.status == 2);
+    CHECK(builtin.err.find("unknown model 'qwen2.5-coder-1.5b': give an http(s) URL or one of team-tiny") != std::string::npos);
+
+    test::write_file(dir / "team.txt", "team-tiny 12 nothex " + server.url("/team/m.gguf") + "\n");
+    auto bad = pull("team-tiny", dir / "cache2");
+    CHECK(bad.status == 1);
+    CHECK(bad.err == "wafer pull: WAFER_CATALOG: " + (dir / "team.txt").string() +
+                         ":1: SHA256 must be 64 hex digits, got 'nothex'\n");
+    CHECK_FALSE(fs::exists(dir / "cache2"));
+    auto bad_list = test::run_wafer("pull --list");
+    CHECK(bad_list.status == 1);
+    CHECK(bad_list.err.find("team.txt:1: SHA256") != std::string::npos);
+    CHECK(pull(server.url("/team/m.gguf"), dir / "cache2").status == 0);  // a URL needs no catalogue
+  }
+  // $HF_ENDPOINT: the built-in catalogue's file from the mirror (here the loopback server;
+  // the size and digest do not match the small file, so it is refused after the download).
+  test::ScopedEnv endpoint("HF_ENDPOINT", server.url("").c_str());
+  auto mirrored = pull("qwen2.5-coder-0.5b", dir / "cache3");
+  CHECK(mirrored.status == 1);
+  CHECK(mirrored.err.find("wafer pull: " + server.url("/ggml-org/Qwen2.5-Coder-0.5B-Q8_0-GGUF/resolve/main/")) !=
+        std::string::npos);
+  CHECK(mirrored.err.find("size is " + std::to_string(bytes.size()) + " bytes, expected 531068128") != std::string::npos);
+  CHECK(server.requests().back() == "GET /ggml-org/Qwen2.5-Coder-0.5B-Q8_0-GGUF/resolve/main/qwen2.5-coder-0.5b-q8_0.gguf");
+  test::ScopedEnv bad_endpoint("HF_ENDPOINT", "hf-mirror.com");
+  auto refused = pull("qwen2.5-coder-0.5b", dir / "cache3");
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("HF_ENDPOINT: expected a base URL") != std::string::npos);
 }
 
 TEST_CASE("wafer pull on a full disk: a clear error and no partial file left", "[cli][pull]") {

@@ -13,28 +13,31 @@ using namespace wafer;
 
 TEST_CASE("catalogue entries are complete and unique", "[pull][catalog]") {
   std::set<std::string_view> names, files;
-  REQUIRE(model_catalog().size() >= 4);
-  for (const CatalogModel& m : model_catalog()) {
+  const Catalog catalog = builtin_catalog();
+  REQUIRE(catalog.models.size() >= 4);
+  for (const CatalogModel& m : catalog.models) {
     CHECK(names.insert(m.name).second);
     CHECK(files.insert(m.file).second);
     CHECK(m.url.starts_with("https://"));
-    CHECK(m.url.ends_with("/" + std::string(m.file)));
+    CHECK(m.url.ends_with("/" + m.file));
     CHECK(m.file.ends_with(".gguf"));
     CHECK(m.size > 100'000'000);
     CHECK(m.sha256.size() == 64);
     CHECK(m.sha256.find_first_not_of("0123456789abcdef") == std::string_view::npos);
   }
   CHECK(names.count("qwen2.5-coder-1.5b") == 1);
+  CHECK(catalog.suggested == kSuggestedModel);
+  CHECK(catalog.find(catalog.suggested) != nullptr);
 }
 
 TEST_CASE("a short name resolves to the catalogue's URL, size and digest", "[pull][catalog]") {
-  auto t = resolve_pull_target("qwen2.5-coder-0.5b", "");
+  auto t = resolve_pull_target("qwen2.5-coder-0.5b", "", builtin_catalog());
   REQUIRE(t.ok());
   CHECK(t->file == "qwen2.5-coder-0.5b-q8_0.gguf");
   CHECK(t->size == 531068128ULL);
   CHECK(t->sha256 == "d0f8cd6c49bab52a0abdbe47948518b1f4d9b1a8a2a6825099cea31cea10ac56");
 
-  auto bad = resolve_pull_target("qwen9-coder", "");
+  auto bad = resolve_pull_target("qwen9-coder", "", builtin_catalog());
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("unknown model 'qwen9-coder'") != std::string::npos);
   CHECK(bad.error().message.find("qwen2.5-coder-1.5b") != std::string::npos);
@@ -42,16 +45,16 @@ TEST_CASE("a short name resolves to the catalogue's URL, size and digest", "[pul
 
 TEST_CASE("a URL names its file by the last path segment, --sha256 is checked and lowercased", "[pull][catalog]") {
   const std::string digest(64, 'A');
-  auto t = resolve_pull_target("http://127.0.0.1:8080/models/tiny.gguf?download=1", digest);
+  auto t = resolve_pull_target("http://127.0.0.1:8080/models/tiny.gguf?download=1", digest, {});
   REQUIRE(t.ok());
   CHECK(t->url == "http://127.0.0.1:8080/models/tiny.gguf?download=1");
   CHECK(t->file == "tiny.gguf");
   CHECK(t->sha256 == std::string(64, 'a'));
   CHECK(t->size == 0);
 
-  CHECK_FALSE(resolve_pull_target("https://example.com/", "").ok());
-  CHECK_FALSE(resolve_pull_target("https://example.com/dir/..", "").ok());
-  auto short_digest = resolve_pull_target("https://example.com/a.gguf", "abc");
+  CHECK_FALSE(resolve_pull_target("https://example.com/", "", {}).ok());
+  CHECK_FALSE(resolve_pull_target("https://example.com/dir/..", "", {}).ok());
+  auto short_digest = resolve_pull_target("https://example.com/a.gguf", "abc", {});
   REQUIRE_FALSE(short_digest.ok());
   CHECK(short_digest.error().message.find("64 hex digits") != std::string::npos);
 }
@@ -94,7 +97,7 @@ TEST_CASE("model argument: a file as given, a pulled catalogue name from the cac
           "[pull][catalog]") {
   test::TempDir dir;
   const std::string cache = (dir / "cache").string();
-  const CatalogModel& m = model_catalog()[0];
+  const CatalogModel m = builtin_catalog().models[0];
   const std::string name(m.name);
   test::write_file(dir / "local.gguf", "GGUF");
   CHECK(*resolve_model_path((dir / "local.gguf").string(), cache) == (dir / "local.gguf").string());

@@ -17,23 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Sets an environment variable for the scope, restoring the old value (or its absence).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 void touch(const fs::path& p) {
   fs::create_directories(p.parent_path());
@@ -88,7 +72,7 @@ TEST_CASE("model choice: the setting, then the best pulled model, then the bundl
              Catch::Contains("wafer-tiny-code (") && Catch::Contains("wafer pull " + std::string(kSuggestedModel)));
 
   // A pulled catalogue model beats the bundled one; the most capable (largest) of several.
-  const auto catalogue = model_catalog();
+  const std::vector<CatalogModel> catalogue = builtin_catalog().models;
   REQUIRE(catalogue.size() >= 3);
   touch(dir / "cache" / std::string(catalogue[0].file));
   auto small = choose_model("", search);
@@ -127,6 +111,49 @@ TEST_CASE("model choice: the setting, then the best pulled model, then the bundl
   CHECK(not_pulled.error().message.find("run: wafer pull " + std::string(catalogue[1].name)) != std::string::npos);
   CHECK(choose_model("/no/such/model.gguf", search)->path == "/no/such/model.gguf");  // the loader reports it
   CHECK_FALSE(choose_model("$WAFER_TEST_NOT_SET_ANYWHERE/m.gguf", search).ok());
+}
+
+TEST_CASE("model choice with $WAFER_CATALOG: the file's models are looked for in the cache", "[pull][choice]") {
+  test::TempDir dir;
+  ModelSearch search;
+  search.cache_dir = (dir / "cache").string();
+  search.bundled = {dir / "bundled.gguf"};
+  touch(dir / "bundled.gguf");
+  touch(dir / "cache" / std::string(builtin_catalog().models[0].file));  // a built-in catalogue model, pulled before
+  const std::string digest(64, 'a');
+  test::write_file(dir / "team.txt", "team-small 10 " + digest + " http://127.0.0.1:1/s.gguf\n"
+                                     "team-big 20 " + digest + " http://127.0.0.1:1/b.gguf\n");
+  ScopedEnv file("WAFER_CATALOG", (dir / "team.txt").string().c_str());
+
+  // Only the file's models count: the built-in one in the cache is not chosen.
+  auto bundled = choose_model("", search);
+  REQUIRE(bundled.ok());
+  CHECK(bundled->source == ModelSource::kBundled);
+  CHECK_THAT(describe_choice(*bundled, ""), Catch::Contains("wafer pull team-small"));  // the file's first model
+  CHECK(suggested_model() == "team-small");
+
+  touch(dir / "cache" / "s.gguf");
+  touch(dir / "cache" / "b.gguf.part");
+  auto small = choose_model("", search);
+  REQUIRE(small.ok());
+  CHECK(small->source == ModelSource::kCache);
+  CHECK(small->catalogue_name == "team-small");
+  CHECK(small->path == (dir / "cache" / "s.gguf").string());
+  touch(dir / "cache" / "b.gguf");
+  CHECK(choose_model("", search)->catalogue_name == "team-big");
+  CHECK(choose_model("team-small", search)->path == (dir / "cache" / "s.gguf").string());
+  CHECK(choose_model("team-small", search)->catalogue_name == "team-small");
+
+  // A bad file: an error naming it and the line, not a silent choice of another model; a
+  // setting that is a path still works.
+  test::write_file(dir / "team.txt", "team-small 10\n");
+  auto bad = choose_model("", search);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.starts_with("WAFER_CATALOG: " + (dir / "team.txt").string() + ":1: "));
+  CHECK_FALSE(choose_model("team-small", search).ok());
+  CHECK(choose_model((dir / "bundled.gguf").string(), search).ok());
+  CHECK(choose_model((dir / "missing.gguf").string(), search)->path == (dir / "missing.gguf").string());
+  CHECK(suggested_model() == kSuggestedModel);
 }
 
 TEST_CASE("model choice: this process's search looks next to the binary, then in the source tree", "[pull][choice]") {
