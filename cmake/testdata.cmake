@@ -1,11 +1,11 @@
 # The test data the conformance tests read, as one folder of links in the build tree:
 # every file of the repository's tests/data (tokenizer vocabularies with their vectors and
 # the small forward references) and, when WAFER_SHARED_TESTDATA_DIR exists, every file of
-# it that tests/data does not hold (the larger, optional references). The F32, F16 and BF16
-# reference models, too large to commit, are regenerated from their recipe into the build
-# tree when neither folder holds them (wafer_synth_references below), next to the llama.cpp
-# JSONs tests/data keeps. Tests see one folder, WAFER_TESTDATA_DIR, whatever the source of
-# each file.
+# it that tests/data does not hold (the larger, optional references). The reference models
+# that tests/data keeps only the llama.cpp JSON of (F32, F16, BF16, tiny-llama Q8_0) are
+# regenerated from their recipe into the build tree when neither folder holds them
+# (wafer_synth_references below). Tests see one folder, WAFER_TESTDATA_DIR, whatever the
+# source of each file.
 #
 # wafer_testdata_view(OUT): makes the folder and sets OUT to its path in the caller.
 function(wafer_testdata_view out)
@@ -45,7 +45,7 @@ endfunction()
 
 # The synthetic reference models that tools/reference/synth_models.py regenerates
 # byte for byte (it checks each file's sha256 against its JSON's model_sha256).
-set(WAFER_SYNTH_REFERENCES tiny-llama-f32 tiny-qwen2-f16 small-llama-bf16)
+set(WAFER_SYNTH_REFERENCES tiny-llama-f32 tiny-qwen2-f16 small-llama-bf16 tiny-llama-q8_0)
 
 # wafer_synth_references(OUT HAVE): makes, in <build>/testdata-synth/reference, each model
 # of WAFER_SYNTH_REFERENCES whose .gguf is not among the file names HAVE and whose JSON

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from gguf_reader import GgufFile
 
-TYPE_NAMES = {0: "F32", 1: "F16", 30: "BF16"}
+TYPE_NAMES = {0: "F32", 1: "F16", 8: "Q8_0", 30: "BF16"}
 
 
 def tensor_size(f: GgufFile, name: str) -> int:

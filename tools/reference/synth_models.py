@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Regenerates the larger synthetic reference models (F32, F16, BF16) from their recipe, so
-that a clone without the shared test data still runs the tests that need them.
+"""Regenerates the larger synthetic reference models (F32, F16, BF16, Q8_0) from their recipe,
+so that a clone without the shared test data still runs the tests that need them.
 
 usage: synth_models.py TESTDATA_DIR OUT_DIR [STEM ...]
 
@@ -20,8 +20,12 @@ ffn_norm, ffn_gate, ffn_up, ffn_down; output_norm; output (when the model has on
 token_embd as the recipe says, other 2-D weights 0.15, norm weights 1 + 0.1 N(0,1), biases
 0.1. F16 tensors are the float32 values rounded to half by numpy; BF16 ones (made by
 llama-quantize from the F32 original) are each float32 rounded to the nearest bfloat16, ties
-to even. A file made by llama-quantize has its general.file_type moved to the end, after
-general.quantization_version = 2, as llama-quantize writes them.
+to even. Q8_0 ones (llama-quantize Q8_0 of the F32 original) are ggml's reference
+quantizer, quantize_row_q8_0_ref: per block of 32 values along a row, float32 d = amax / 127,
+id = 1 / d (0 when d is 0), the block's fp16 scale d rounded to half (nearest, ties to even),
+then 32 int8 q = roundf(x * id) (float32 product, halves away from zero). A file made by
+llama-quantize has its general.file_type moved to the end, after general.quantization_version
+= 2, as llama-quantize writes them.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ import numpy as np
 import gguf_writer as gw
 from gguf_reader import GgufFile
 
-GGML_TYPES = {"F32": 0, "F16": 1, "BF16": 30}
+GGML_TYPES = {"F32": 0, "F16": 1, "Q8_0": 8, "BF16": 30}
+QK8_0 = 32
 LLAMA_SPM = "tokenizer/ggml-vocab-llama-spm.gguf"
 QWEN2 = "reference/tiny-qwen2-q8_0.gguf"
 
@@ -55,6 +60,7 @@ RECIPES = {
     "tiny-llama-f32": Recipe(42, 1.0, LLAMA_SPM, False),
     "tiny-qwen2-f16": Recipe(43, 1.0, QWEN2, False),
     "small-llama-bf16": Recipe(44, 0.5, LLAMA_SPM, True),  # small-llama-tied
+    "tiny-llama-q8_0": Recipe(42, 1.0, LLAMA_SPM, True),
 }
 
 LAYER_ORDER = ["attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_q.bias",
@@ -86,6 +92,23 @@ def to_bf16(x: np.ndarray) -> np.ndarray:
     return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype("<u2")
 
 
+def to_q8_0(x: np.ndarray) -> bytes:
+    """Rows of float32 (length a multiple of 32) as ggml's quantize_row_q8_0_ref writes them:
+    per block of 32, fp16 d then 32 int8."""
+    b = x.astype(np.float32).reshape(-1, QK8_0)
+    d = np.abs(b).max(axis=1) / np.float32(127)
+    inv = np.divide(np.float32(1), d, out=np.zeros_like(d), where=d != 0)
+    v = b * inv[:, None]
+    whole = np.trunc(v)
+    # roundf: a fraction of exactly one half goes away from zero (np.rint would go to even);
+    # v - trunc(v) is exact, so no sum can round up across the half.
+    q = whole + np.sign(v) * (np.abs(v - whole) >= np.float32(0.5))
+    blocks = np.empty(len(b), dtype=[("d", "<f2"), ("qs", "i1", (QK8_0,))])
+    blocks["d"] = d.astype(np.float16)
+    blocks["qs"] = q.astype(np.int8)
+    return blocks.tobytes()
+
+
 def encode(x: np.ndarray, ggml_type: str) -> bytes:
     if ggml_type == "F32":
         return x.astype("<f4").tobytes()
@@ -93,6 +116,8 @@ def encode(x: np.ndarray, ggml_type: str) -> bytes:
         return x.astype("<f2").tobytes()
     if ggml_type == "BF16":
         return to_bf16(x).tobytes()
+    if ggml_type == "Q8_0":
+        return to_q8_0(x)
     raise ValueError(f"no recipe for ggml type {ggml_type}")
 
 

@@ -1,6 +1,6 @@
 // wafer's logits against llama.cpp's for the reference models of tests/data/reference (the
-// F32, F16 and BF16 ones regenerated at configure time, cmake/testdata.cmake) and, when
-// present, ../shared/testdata/reference (see the README for the data and the expected agreement).
+// F32, F16, BF16 and tiny-llama Q8_0 ones regenerated at configure time, cmake/testdata.cmake)
+// and, when present, ../shared/testdata/reference (see the README for the data and the expected agreement).
 // For every model and prompt: the recorded top-20 logits at every position, the argmax at
 // every position, the full logits at position 0 (where recorded), and the 16 greedy tokens.
 #include <catch2/catch.hpp>
