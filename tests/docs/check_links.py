@@ -69,9 +69,14 @@ def check_file(repo, path):
     problems = []
     text = open(path, encoding="utf-8").read()
     shown = os.path.relpath(path, repo)
-    for n, line in prose_lines(text):
+    lines = list(prose_lines(text))
+    for i, (n, line) in enumerate(lines):
         plain = without_code_spans(line)
         targets = [m.group(3) for m in LINK.finditer(plain)]
+        # A link whose text wraps onto the next line is read across the break.
+        if i + 1 < len(lines) and lines[i + 1][0] == n + 1:
+            joined = plain + " " + without_code_spans(lines[i + 1][1])
+            targets += [m.group(3) for m in LINK.finditer(joined) if m.start() < len(plain) < m.end()]
         ref = REFERENCE.match(plain)
         if ref:
             targets.append(ref.group(1))
