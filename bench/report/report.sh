@@ -18,6 +18,9 @@
 #   editors/vscode/node_modules; Go: /usr/share/go-1.19/src, from Debian's golang-1.19-src,
 #   skipped with a line when it is not installed) at the bundled model's threshold, 0.75.
 #   Environment: SEEDS, POINTS, OUT.
+# engine: bench_engine on the synthetic 0.5B shape (prefill, decode near the start and deep
+#   in a context), WEIGHTS (default q8_0,q4_0), THREADS (default 2), REPEAT runs a figure
+#   (default 3, medians), with the AMX tiles and, where the CPU has them, without.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 section=${1:-}
@@ -117,7 +120,31 @@ case $section in
     echo
     [ ${#reports[@]} -eq 0 ] || /usr/bin/python3 bench/report/gate_language_table.py 0.75 "${reports[@]}"
     ;;
+  engine)
+    weights=${WEIGHTS:-q8_0,q4_0} threads=${THREADS:-2} repeat=${REPEAT:-3}
+    amx_runs=(on)
+    case " $flags " in *" amx_int8 "*) amx_runs=(on off);; esac
+    load_before=$(cut -d' ' -f1 /proc/loadavg)
+    : > "$out/engine.jsonl"
+    for amx in "${amx_runs[@]}"; do
+      "$build/bench/bench_engine" --json --models 0.5b --weights "$weights" --threads "$threads" --repeat "$repeat" \
+        --tests prefill,decode,deep --amx "$amx" >> "$out/engine.jsonl"
+    done
+    load_after=$(cut -d' ' -f1 /proc/loadavg)
+    echo "### Engine ($cpu, $isa, $(nproc) CPUs), $(date -u +%F)"
+    echo
+    echo "Made by \`bench/report/report.sh engine\` (load average $load_before before, $load_after after;"
+    echo "JSON lines in \`$out\`), medians of $repeat runs:"
+    echo
+    echo '```sh'
+    for amx in "${amx_runs[@]}"; do
+      echo "build/bench/bench_engine --models 0.5b --weights $weights --threads $threads --repeat $repeat --tests prefill,decode,deep --amx $amx"
+    done
+    echo '```'
+    echo
+    /usr/bin/python3 bench/report/engine_table.py "$out/engine.jsonl"
+    ;;
   *)
-    echo "usage: bench/report/report.sh typing|quality [BUILD_DIR] > section.md" >&2
+    echo "usage: bench/report/report.sh typing|quality|engine [BUILD_DIR] > section.md" >&2
     exit 2 ;;
 esac
