@@ -16,7 +16,7 @@
 #   thresholds; then, per language, POINTS points of held-out code of each (Python: the
 #   default folders without /usr/include; C: /usr/include; JavaScript: packages under
 #   editors/vscode/node_modules; Go: /usr/share/go-1.19/src, from Debian's golang-1.19-src,
-#   skipped with a line when it is not installed) at the bundled model's threshold, 0.75.
+#   skipped with a line when it is not installed) at the bundled model's threshold, 0.35.
 #   Environment: SEEDS, POINTS, OUT.
 # engine: bench_engine on the synthetic 0.5B shape (prefill, decode near the start and deep
 #   in a context), WEIGHTS (default q8_0,q4_0), THREADS (default 2), REPEAT runs a figure
@@ -74,7 +74,7 @@ case $section in
     [ ${#seeds[@]} -ge 2 ] || { echo "report.sh quality: SEEDS needs two seeds or more" >&2; exit 2; }
     load_before=$(cut -d' ' -f1 /proc/loadavg)
     for s in "${seeds[@]}"; do
-      "$build/bench/bench_quality" --points "$points" --seed "$s" --thresholds 0,0.5,0.7,0.75,0.8 \
+      "$build/bench/bench_quality" --points "$points" --seed "$s" --thresholds 0,0.2,0.3,0.35,0.4,0.5 \
         --points-out "$out/q$s.jsonl" --json > "$out/q$s.json"
     done
     load_after=$(cut -d' ' -f1 /proc/loadavg)
@@ -111,14 +111,14 @@ case $section in
         echo "# $lang: $first is missing, skipped"
         continue
       fi
-      "$build/bench/bench_quality" --points "$points" --seed "${seeds[0]}" --thresholds 0,0.75 --json \
+      "$build/bench/bench_quality" --points "$points" --seed "${seeds[0]}" --thresholds 0,0.35 --json \
         ${lang_roots[$lang]} > "$out/lang-$lang.json"
-      echo "build/bench/bench_quality --points $points --seed ${seeds[0]} --thresholds 0,0.75 ${lang_roots[$lang]}"
+      echo "build/bench/bench_quality --points $points --seed ${seeds[0]} --thresholds 0,0.35 ${lang_roots[$lang]}"
       reports+=("$out/lang-$lang.json")
     done
     echo '```'
     echo
-    [ ${#reports[@]} -eq 0 ] || /usr/bin/python3 bench/report/gate_language_table.py 0.75 "${reports[@]}"
+    [ ${#reports[@]} -eq 0 ] || /usr/bin/python3 bench/report/gate_language_table.py 0.35 "${reports[@]}"
     ;;
   engine)
     weights=${WEIGHTS:-q8_0,q4_0} threads=${THREADS:-2} repeat=${REPEAT:-3}

@@ -222,8 +222,10 @@ int run_complete(const Options& o) {
   std::fprintf(stderr, "time: first token %.1f ms, end %.1f ms (%d prompt tokens, %d generated; model load %.0f ms)\n",
                first_ms, total_ms, t.tokens_prefilled + t.tokens_reused, t.tokens_generated, load_ms);
   if (confidence.tokens > 0)
-    std::fprintf(stderr, "confidence: %.3f (first line shown, %d tokens; least likely token %.3f, first token %.3f)\n",
-                 first_line_confidence(confidence), confidence.tokens, std::exp(confidence.min_logprob),
+    std::fprintf(stderr,
+                 "confidence: %.3f (the least likely of the shown first line's %d tokens; their geometric mean %.3f, "
+                 "first token %.3f)\n",
+                 first_line_confidence(confidence), confidence.tokens, std::exp(confidence.mean_logprob),
                  confidence.first_prob);
   return kExitOk;
 }

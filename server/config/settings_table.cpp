@@ -189,10 +189,10 @@ const std::vector<Setting> kTable = {
      .field = &Options::min_confidence, .lo = -1, .hi = 1, .parse_flag = parse_min_confidence, .metavar = "P",
      .def = "auto",
      .help = "an automatic request shows no suggestion when the model's confidence in its first line (the "
-             "geometric mean of the chosen tokens' probabilities) is below P; an invoked request (`triggerKind` "
-             "1) shows its best anyway (0: off; remote backends report no confidence and are not gated). `auto` "
-             "(setting: -1) uses the threshold calibrated for the model, which its file carries as "
-             "`wafer.min_confidence` (the bundled model's is 0.75), else 0.5"},
+             "probability of the least likely token it chose there) is below P; an invoked request "
+             "(`triggerKind` 1) shows its best anyway (0: off; remote backends report no confidence and are not "
+             "gated). `auto` (setting: -1) uses the threshold calibrated for the model, which its file carries "
+             "as `wafer.min_confidence` (the bundled model's is 0.35), else 0.3"},
     {.key = "windowBytes", .kind = Int, .field = &Options::window_bytes, .lo = 256, .hi = 1 << 24,
      .def = "16384", .help = "byte cap on each of prefix and suffix"},
     {.flag = "--amx", .key = "amx", .commands = "lsp generate bench", .kind = OnOff, .field = &Options::amx,

@@ -27,7 +27,7 @@ Timings::Confidence shown_confidence(const Timings::Confidence& c, std::string_v
 
 double first_line_confidence(const Timings::Confidence& c) {
   if (c.tokens <= 0) return -1;
-  return std::exp(static_cast<double>(c.mean_logprob));
+  return std::exp(static_cast<double>(c.min_logprob));
 }
 
 bool below_confidence(const Timings::Confidence& c, double min_confidence) {

@@ -167,7 +167,7 @@ TEST_CASE("completion quality: the confidence gate holds back unsure suggestions
   Session s({{"rules", {{{"prefix_ends_with", "return "}, {"text", "a + b"}, {"confidence", 0.1}}}},
              {"text", "total"}, {"confidence", 0.9}},
             "def add(a, b):\n    return \nx = \n", {"--alternatives", "1"});
-  CHECK(s.suggest(1, 11) == "");                  // typing: below minConfidence (auto: 0.5 for a file without its own)
+  CHECK(s.suggest(1, 11) == "");                  // typing: below minConfidence (auto: 0.3 for a file without its own)
   CHECK(s.suggest(1, 11, /*invoked=*/1) == "a + b");  // asked for: the best anyway
   CHECK(s.suggest(2, 4) == "total");              // a sure one is shown
   json counts = s.counts();

@@ -6,6 +6,7 @@ writes the section of docs/performance.md from both.
     test_gate_scores.py REPO BENCH_QUALITY
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -27,6 +28,8 @@ with tempfile.TemporaryDirectory() as tmp:
             assert set(p) == FIELDS, f"fields {sorted(set(p) ^ FIELDS)} differ"
             assert 0 <= p["confidence"] <= 1 or p["tokens"] == 0, p
             assert p["min_logprob"] <= p["mean_logprob"] + 1e-6 or p["tokens"] == 0, p
+            # the gate's score: the least likely token's probability
+            assert p["tokens"] == 0 or abs(p["confidence"] - math.exp(p["min_logprob"])) < 1e-5, p
             assert p["shown"] == (p["chars"] > 0), p
         assert any(p["shown"] for p in points), "no point got a suggestion"
         files.append(out)
@@ -35,8 +38,8 @@ with tempfile.TemporaryDirectory() as tmp:
     assert bad.returncode != 0 and "--points-out" in bad.stderr, bad.stderr
     table = subprocess.run([sys.executable, os.path.join(repo, "bench/quality/gate_scores.py"), "--fit", files[0],
                             "--read", files[1]], check=True, capture_output=True, text=True).stdout
-    assert "| geometric mean of the first line's token probabilities (the gate's) |" in table, table
-    assert "| 0.75 |" in table, table
+    assert "| probability of the first line's least likely token (the gate's) |" in table, table
+    assert "| 0.35 |" in table, table
     # bench/report/report.sh quality writes the section from the same tools.
     build = os.path.dirname(os.path.dirname(os.path.abspath(bench)))
     section = subprocess.run(["bash", os.path.join(repo, "bench/report/report.sh"), "quality", build],
@@ -44,6 +47,6 @@ with tempfile.TemporaryDirectory() as tmp:
                              check=True, capture_output=True, text=True, cwd=repo).stdout
     assert section.startswith("### The confidence gate's score"), section
     assert "--fit q1.jsonl --read q2.jsonl" in section, section
-    assert "| 0.75 |" in section and "| logistic fit" in section, section
+    assert "| 0.35 |" in section and "| logistic fit" in section, section
     assert "| language | points |" in section and "| python | 8 |" in section and "| c | 8 |" in section, section
 print("ok")

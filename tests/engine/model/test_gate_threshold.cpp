@@ -28,5 +28,5 @@ TEST_CASE("gate threshold: read from wafer.min_confidence when it is a probabili
 TEST_CASE("gate threshold: the bundled model carries its calibrated one", "[gate_threshold]") {
   auto file = GgufFile::open(std::filesystem::path(__FILE__).parent_path() / ".." / ".." / ".." / "models" / "wafer-tiny-code-q8_0.gguf");
   REQUIRE(file.ok());
-  CHECK(model_min_confidence(*file) == 0.75f);
+  CHECK(model_min_confidence(*file) == 0.35f);
 }

@@ -1,4 +1,4 @@
-// The confidence gate: the first line's geometric-mean probability against the threshold.
+// The confidence gate: the first line's least likely token against the threshold.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -12,7 +12,8 @@ TEST_CASE("confidence gate: the threshold and unknown confidence", "[confidence_
   CHECK(first_line_confidence(c) == -1);
   CHECK_FALSE(below_confidence(c, 0.5));  // not reported: not gated
   c.tokens = 3;
-  c.mean_logprob = static_cast<float>(std::log(0.2));
+  c.mean_logprob = static_cast<float>(std::log(0.6));  // the mean does not count: the least likely token does
+  c.min_logprob = static_cast<float>(std::log(0.2));
   CHECK(first_line_confidence(c) == Approx(0.2).epsilon(1e-5));
   CHECK(below_confidence(c, 0.3));
   CHECK_FALSE(below_confidence(c, 0.1));
@@ -36,9 +37,16 @@ TEST_CASE("confidence gate: only the tokens of the shown first line count", "[co
   CHECK(first_line_confidence(shown) == Approx(0.1).epsilon(1e-4));
   CHECK(shown_confidence(c, "f(x(x(x\n").tokens == 3);  // the line break is not of the line
   CHECK(shown_confidence(Timings::Confidence{}, "x").tokens == 0);
+
+  // An unsure token the filters cut off does not hold back what is left of the line.
+  c.logprob[0] = std::log(0.9f);
+  c.logprob[2] = std::log(0.05f);
+  c.min_logprob = std::log(0.05f);
+  CHECK(first_line_confidence(shown_confidence(c, "f(x(x")) == Approx(0.9).epsilon(1e-4));
+  CHECK(first_line_confidence(shown_confidence(c, "f(x(x(x")) == Approx(0.05).epsilon(1e-4));
 }
 
-TEST_CASE("confidence gate: auto takes the model file's threshold, else 0.5", "[confidence_gate]") {
+TEST_CASE("confidence gate: auto takes the model file's threshold, else the default", "[confidence_gate]") {
   ModelInfo calibrated;
   calibrated.min_confidence = 0.75f;
   ModelInfo plain;
