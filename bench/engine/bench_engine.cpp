@@ -4,7 +4,7 @@
 // bandwidth measured in the same run on the same threads.
 //
 //   bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
-//                [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill,keystroke]
+//                [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill,keystroke,verify]
 //                [--kv f16|f32|q8_0] [--profile] [--chunk N]
 //
 // Per model, weights and thread count: prefill of 128 and 512 tokens; decode of 128
@@ -13,7 +13,9 @@
 // deep in a file costs when the text after the cursor is prefilled again; and (keystroke)
 // prefill of 8 tokens after 2,150: what the early prefill of one keystroke computes while
 // typing (the typed character, the rest of the cursor's line, the markers) in the daemon's
-// prompt of a real file, on the critical path of every suggestion. Decode efficiency =
+// prompt of a real file, on the critical path of every suggestion; and (verify, not run
+// unless asked for) one forward pass of 1, 2, 3, 4, 5 and 8 tokens after 400 with the logits
+// of every row: what verifying a speculative draft of n - 1 tokens costs. Decode efficiency =
 // (weight bytes read per token x tokens/s) / read bandwidth. --kv: the KV cache's element
 // type (default f16, the daemon's default). --chunk: prefill in forward runs of at most N
 // tokens (default 512, one run; the daemon prefills in runs of prefill_chunk = 64).
@@ -127,7 +129,7 @@ bool parse(int argc, char** argv, Args* a) {
     } else {
       std::fprintf(stderr,
                    "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
-                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill,keystroke] [--kv f16|f32|q8_0] "
+                   "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill,keystroke,verify] [--kv f16|f32|q8_0] "
                    "[--profile] [--chunk N] [--amx on|off|bf16]\n");
       return false;
     }
@@ -223,7 +225,7 @@ double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int chunk, int rep
 // Prefill of n tokens (one forward run) after `depth` tokens of context, median over
 // repeats.
 double prefill_at_depth_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repeat, KvType kv_type,
-                              StepProfile* profile) {
+                              StepProfile* profile, LogitsFor logits_for = LogitsFor::kLast) {
   Forward fwd(m, pool, 512);
   auto kv = KvCache::create(m.config(), depth + n, kv_type);
   std::vector<float> logits;
@@ -234,7 +236,7 @@ double prefill_at_depth_tok_s(const Model& m, ThreadPool& pool, int n, int depth
     kv->truncate(depth);
     fwd.set_profile(i > 0 ? profile : nullptr);
     auto t0 = Clock::now();
-    if (!fwd.run(tokens, *kv, LogitsFor::kLast, logits)) std::exit(1);
+    if (!fwd.run(tokens, *kv, logits_for, logits)) std::exit(1);
     if (i > 0) r.push_back(n / std::chrono::duration<double>(Clock::now() - t0).count());
   }
   fwd.set_profile(nullptr);
@@ -371,6 +373,13 @@ int main(int argc, char** argv) {
           r.tok_s = prefill_at_depth_tok_s(**model, pool, 8, 2150, a.repeat, a.kv, a.profile ? &r.steps : nullptr);
           results.push_back(r);
         }
+        if (!a.quick && wants(a, "verify"))
+          for (int n : {1, 2, 3, 4, 5, 8}) {
+            Result1 r{"verify", n, 400, 0, {}};
+            r.tok_s = prefill_at_depth_tok_s(**model, pool, n, 400, a.repeat, a.kv, a.profile ? &r.steps : nullptr,
+                                             LogitsFor::kAll);
+            results.push_back(r);
+          }
         for (const auto& r : results) {
           const bool decode = r.test == "decode";
           const double eff = r.efficiency, line_gbs = decode ? r.read_gbs : gbs;

@@ -256,7 +256,8 @@ class Run {
     const auto t0 = Clock::now();
     const DraftModel::EndsGeneration ends = [this](int32_t t) { return end_of_generation(t); };
     Result<std::vector<int32_t>> proposed = model->propose(history, limit, req_.cancel.get(), &ends);
-    ctx_.timings.draft_ms += ms_between(t0, Clock::now());
+    last_draft_ms_ = ms_between(t0, Clock::now());
+    ctx_.timings.draft_ms += last_draft_ms_;
     if (!proposed) return d;
     if (ctx_.settings.draft_filter)
       ctx_.settings.draft_filter(std::span<const int32_t>(history).subspan(prompt_size), *proposed);
@@ -308,7 +309,9 @@ class Run {
         batch.insert(batch.end(), d.begin(), d.end());
       }
       const int before = static_cast<int>(s_.tokens().size());
+      const auto pass_start = Clock::now();
       Status st = s_.eval(batch, batch.size() > 1 ? LogitsFor::kAll : LogitsFor::kLast, req_.cancel.get());
+      const double pass_ms = ms_between(pass_start, Clock::now());
       if (!st && cancelled()) {  // interrupted: the token is emitted, as when cancelled before the step
         stop_ = StopReason::kCancelled;
         break;
@@ -344,6 +347,7 @@ class Run {
         ctx_.timings.model_drafts_proposed += proposed;
         ctx_.timings.model_drafts_accepted += accepted;
         ctx_.draft_model->record(proposed, accepted);
+        ctx_.draft_model->record_costs(proposed, last_draft_ms_, pass_ms);
       } else {
         drafter.record(proposed, accepted);
       }
@@ -395,6 +399,7 @@ class Run {
   std::string_view heal_rest_;   // healed bytes not yet regenerated (into ctx_.healed)
   std::vector<TokenId> allowed_; // reused: the tokens allowed at a healing step
   StopReason stop_ = StopReason::kMaxTokens;
+  double last_draft_ms_ = 0;  // the draft model's time for the latest draft
   bool first_line_done_ = false;  // note_confidence: the first line with text is complete
   bool line_has_text_ = false;    // ... the text so far holds more than whitespace
   double logprob_sum_ = 0;

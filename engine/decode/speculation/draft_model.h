@@ -47,6 +47,10 @@ class DraftModel {
                                        const EndsGeneration* ends = nullptr);
   // Feeds back how a draft fared, to adapt the draft length.
   void record(int proposed, int accepted) { length_.record(proposed, accepted); }
+  // Feeds back what the draft cost to make and to verify, to choose the length by cost.
+  void record_costs(int proposed, double draft_ms, double verify_ms) {
+    length_.record_costs(proposed, draft_ms, verify_ms);
+  }
 
   int draft_length() const { return length_.get(); }
   const Session& session() const { return session_; }  // the draft's cache and its tokens

@@ -558,9 +558,43 @@ struct PackedImpl {
         }
       }
     }
-    if (t0 < t_end) {
-      run_panel<0, kPrefetchNone>(w, panel0, kRows, t0, t_end, tiled, y + first_row, y_stride);
-      run_panel<0, kPrefetchNone>(w, panel1, n1, t0, t_end, tiled, y + first_row + kRows, y_stride);
+    switch (t_end - t0) {  // the last tile, smaller than M (a verification batch is one)
+      case 0: break;
+      case 1: pair_rest<1>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 2: pair_rest<2>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 3: pair_rest<3>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 4: if constexpr (M > 4) pair_rest<4>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 5: if constexpr (M > 5) pair_rest<5>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 6: if constexpr (M > 6) pair_rest<6>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 7: if constexpr (M > 7) pair_rest<7>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      default: break;
+    }
+  }
+
+  // A tile of T < kMaxTokens tokens (laid out as a tile of T) through two panels at once,
+  // in parts of up to kPairTokens: a batch of a few tokens (a speculative draft's
+  // verification) reads each weight vector once for both panels' products, as a full tile
+  // does, not through run_panel's one-panel tiles (which cost as much as a tile of 8 here).
+  template <int T>
+  static void pair_rest(const uint8_t* panel0, const uint8_t* panel1, int64_t nb, const uint8_t* tile, int t0,
+                        int64_t first_row, int n1, float* y, int64_t y_stride) {
+    constexpr int A = T < kPairTokens ? T : kPairTokens;
+    F acc0[A], acc1[A];
+    for (int t = 0; t < A; ++t) acc0[t] = acc1[t] = V::zero_f();
+    legacy_tile_pair<Q8_0, A, T>(panel0, panel1, nb, tile, 0, acc0, acc1);
+    for (int t = 0; t < A; ++t) {
+      V::store(y + (t0 + t) * y_stride + first_row, acc0[t], kRows);
+      V::store(y + (t0 + t) * y_stride + first_row + kRows, acc1[t], n1);
+    }
+    if constexpr (T > kPairTokens) {
+      constexpr int B = T - kPairTokens;
+      F b0[B], b1[B];
+      for (int t = 0; t < B; ++t) b0[t] = b1[t] = V::zero_f();
+      legacy_tile_pair<Q8_0, B, T>(panel0, panel1, nb, tile, kPairTokens, b0, b1);
+      for (int t = 0; t < B; ++t) {
+        V::store(y + (t0 + kPairTokens + t) * y_stride + first_row, b0[t], kRows);
+        V::store(y + (t0 + kPairTokens + t) * y_stride + first_row + kRows, b1[t], n1);
+      }
     }
   }
 

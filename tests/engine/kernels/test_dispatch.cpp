@@ -150,7 +150,7 @@ void check_type(TensorType t, const SimdKernels& k, bool exact, float rel) {
   };
   const Shape shapes[] = {
       // 45 and 80 rows: slices of 2 and 3 panels (the 16-lane kernels take panels in pairs).
-      {{1, 7, 16, 17, 45, 80}, {elems, elems * 3}, {1, 2, 3, 4, 5, 8, 9, 13, 16, 37}},  // 16, 37: one and two AMX tiles
+      {{1, 7, 16, 17, 45, 80}, {elems, elems * 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 15, 16, 37}},  // 16, 37: one and two AMX tiles
       // A 4,864-wide row: a prefill of 75 tokens spans several token blocks (token_block.h).
       {{17, 50}, {4864}, {75}},
   };

@@ -1,0 +1,101 @@
+// The draft length: by acceptance alone while no costs are known, then the length expected
+// to give the most tokens per millisecond.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "engine/decode/speculation/draft_length.h"
+
+using namespace wafer;
+
+namespace {
+
+// Rounds of drafting where drafted token i is accepted when accept(i) says so (i counts
+// every token looked at, over all rounds), a draft token costs draft_ms and a pass of n
+// tokens a + b (n - 1) ms. Returns the length after them.
+template <class Accept>
+int run(DraftLength& len, int rounds, Accept accept, double draft_ms, double a, double b) {
+  long i = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const int k = len.get();
+    int accepted = 0;
+    while (accepted < k && accept(i++)) ++accepted;
+    len.record(k, accepted);
+    len.record_costs(k, k * draft_ms, a + b * k);
+  }
+  return len.get();
+}
+
+bool seventy(long i) { return i % 10 != 2 && i % 10 != 5 && i % 10 != 8; }  // 7 of 10
+
+// The best length by brute force over the same model (acceptance p, costs as above).
+int best_length(double p, double draft_ms, double a, double b, int max) {
+  int best = 1;
+  double best_rate = 0;
+  for (int k = 1; k <= max; ++k) {
+    double expected = 0;
+    for (int j = 0; j <= k; ++j) expected += std::pow(p, j);
+    const double rate = expected / (k * draft_ms + a + b * k);
+    if (rate > best_rate) best_rate = rate, best = k;
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("draft length: a cheap draft that is always accepted grows to the most", "[speculative]") {
+  DraftLength len(8);
+  CHECK(run(len, 40, [](long) { return true; }, 2, 100, 10) == 8);
+  CHECK(len.acceptance() > 0.95);
+}
+
+TEST_CASE("draft length: a costly draft stays short at 70 % acceptance", "[speculative]") {
+  // A 0.5B draft next to a 1.5B model on two cores: a third of its step per token.
+  DraftLength len(8);
+  const int k = run(len, 60, seventy, 28, 70, 10);
+  CHECK(len.acceptance() == Approx(0.7).margin(0.08));
+  CHECK(k == best_length(len.acceptance(), 28, 70, 10, 8));
+  CHECK(k <= 2);
+  // Next to a model twelve times its cost (7B), the same acceptance pays for longer drafts.
+  DraftLength big(8);
+  const int k7 = run(big, 60, seventy, 28, 800, 40);
+  CHECK(k7 == best_length(big.acceptance(), 28, 800, 40, 8));
+  CHECK(k7 >= 4);
+}
+
+TEST_CASE("draft length: a draft the model rejects is kept at one token", "[speculative]") {
+  DraftLength len(8);
+  CHECK(run(len, 30, [](long i) { return i % 10 == 0; }, 28, 70, 10) == 1);
+  CHECK(len.acceptance() < 0.3);
+  // ...and grows again when the text turns to what the draft knows.
+  CHECK(run(len, 60, [](long) { return true; }, 28, 70, 10) > 1);
+}
+
+TEST_CASE("draft length: the verification line is fitted from the pass sizes seen", "[speculative]") {
+  // Passes of 2 and 5 tokens on a line with a steep row cost: 40 + 30 (n - 1) ms. A cheap,
+  // always accepted draft still stops where a row costs more than it gains.
+  DraftLength len(8);
+  for (int r = 0; r < 20; ++r) {
+    len.record(1, 1);
+    len.record_costs(1, 1, 40 + 30 * 1);
+    len.record(4, 4);
+    len.record_costs(4, 4, 40 + 30 * 4);
+  }
+  CHECK(len.get() == best_length(len.acceptance(), 1, 40, 30, 8));
+}
+
+TEST_CASE("draft length: costs that are not times are ignored", "[speculative]") {
+  DraftLength len(8);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  len.record_costs(4, nan, 50);
+  len.record_costs(4, 10, 0);
+  len.record_costs(4, -1, 50);
+  len.record_costs(0, 10, 50);
+  len.record(4, 4);  // still by acceptance alone: +2
+  CHECK(len.get() == 6);
+  DraftLength off(0);
+  off.record(1, 1);
+  off.record_costs(1, 1, 10);
+  CHECK(off.get() == 0);
+}
