@@ -1,6 +1,7 @@
-// `wafer pull NAME|URL [--sha256 HEX] [--cache-dir DIR]`: downloads a GGUF model into the
-// cache directory and prints its path on stdout (so `--model "$(wafer pull NAME)"` works).
-// `wafer pull --list` prints the catalogue of short names.
+// `wafer pull NAME|URL [--sha256 HEX] [--cache-dir DIR] [--with-draft]`: downloads a GGUF
+// model into the cache directory and prints its path on stdout (so `--model "$(wafer pull
+// NAME)"` works); with --with-draft, then the catalogue model that drafts for NAME, its
+// path on a second line. `wafer pull --list` prints the catalogue of short names.
 //
 // The bytes land in FILE.part (resumed on the next run if the transfer breaks), are checked
 // (size and SHA-256 when known, and a full GGUF header parse) and only then renamed to FILE,
@@ -25,9 +26,10 @@ namespace fs = std::filesystem;
 double mib(uint64_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
 
 void print_catalog(const Catalog& catalog) {
-  std::printf("%-20s %10s  %-32s %s\n", "NAME", "SIZE", "LICENSE", "NOTE");
+  std::printf("%-20s %10s  %-32s %-20s %s\n", "NAME", "SIZE", "LICENSE", "DRAFT", "NOTE");
   for (const CatalogModel& m : catalog.models)
-    std::printf("%-20s %7.0f MiB  %-32s %s\n", m.name.c_str(), mib(m.size), m.license.c_str(), m.note.c_str());
+    std::printf("%-20s %7.0f MiB  %-32s %-20s %s\n", m.name.c_str(), mib(m.size), m.license.c_str(),
+                m.draft.empty() ? "-" : m.draft.c_str(), m.note.c_str());
 }
 
 // Progress on stderr: redrawn in place on a terminal, else one line per 10 % (or 64 MiB).
@@ -95,6 +97,42 @@ int fail(const std::string& message) {
   return kExitFailure;
 }
 
+// Downloads `target` into `dir` (or finds it there), verified, and prints its path.
+int pull_one(const PullTarget& target, const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return fail(utf8_from_path(dir) + ": " + ec.message());
+
+  const fs::path final_path = dir / target.file;
+  if (fs::exists(final_path)) {
+    if (Status s = verify(final_path, target); !s)
+      return fail(utf8_from_path(final_path) + " exists but " + s.error().message + "; delete it and pull again");
+    std::fprintf(stderr, "wafer pull: %s is already downloaded\n", target.file.c_str());
+    std::printf("%s\n", utf8_from_path(final_path).c_str());
+    return kExitOk;
+  }
+
+  const fs::path part = path_from_utf8(utf8_from_path(final_path) + ".part");
+  std::fprintf(stderr, "wafer pull: %s -> %s\n", target.url.c_str(), utf8_from_path(part).c_str());
+  ProgressLine line(target.file);
+  Status got = http_download(target.url, part, [&](uint64_t have, uint64_t total) {
+    line.update(have, total ? total : target.size);
+  });
+  line.finish();
+  if (!got) return fail(got.error().message + (fs::exists(part) ? " (run again to resume)" : ""));
+
+  if (Status s = verify(part, target); !s) {
+    fs::remove(part, ec);  // a complete but wrong file cannot be repaired by resuming
+    return fail(target.file + ": " + s.error().message + "; the download was deleted");
+  }
+  fs::rename(part, final_path, ec);
+  if (ec) return fail(utf8_from_path(final_path) + ": " + ec.message());
+  std::fprintf(stderr, "wafer pull: saved %s%s\n", utf8_from_path(final_path).c_str(),
+               target.sha256.empty() ? " (no checksum known: only the GGUF structure was checked)" : " (sha256 verified)");
+  std::printf("%s\n", utf8_from_path(final_path).c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_pull(const Options& o) {
@@ -118,37 +156,24 @@ int run_pull(const Options& o) {
   }
   auto dir = model_cache_dir(o.cache_dir);
   if (!dir) return fail(dir.error().message);
-  std::error_code ec;
-  fs::create_directories(*dir, ec);
-  if (ec) return fail(dir->string() + ": " + ec.message());
-
-  const fs::path final_path = *dir / target->file;
-  if (fs::exists(final_path)) {
-    if (Status s = verify(final_path, *target); !s)
-      return fail(utf8_from_path(final_path) + " exists but " + s.error().message + "; delete it and pull again");
-    std::fprintf(stderr, "wafer pull: %s is already downloaded\n", target->file.c_str());
-    std::printf("%s\n", utf8_from_path(final_path).c_str());
-    return kExitOk;
+  const CatalogModel* model = catalog->find(o.positional[0]);
+  const CatalogModel* draft = model && !model->draft.empty() ? catalog->find(model->draft) : nullptr;
+  if (o.with_draft && !draft) {
+    std::fprintf(stderr, "wafer pull: --with-draft: the catalogue names no model that drafts for '%s'\n",
+                 o.positional[0].c_str());
+    return kExitUsage;
   }
-
-  const fs::path part = path_from_utf8(utf8_from_path(final_path) + ".part");
-  std::fprintf(stderr, "wafer pull: %s -> %s\n", target->url.c_str(), utf8_from_path(part).c_str());
-  ProgressLine line(target->file);
-  Status got = http_download(target->url, part, [&](uint64_t have, uint64_t total) {
-    line.update(have, total ? total : target->size);
-  });
-  line.finish();
-  if (!got) return fail(got.error().message + (fs::exists(part) ? " (run again to resume)" : ""));
-
-  if (Status s = verify(part, *target); !s) {
-    fs::remove(part, ec);  // a complete but wrong file cannot be repaired by resuming
-    return fail(target->file + ": " + s.error().message + "; the download was deleted");
+  if (int status = pull_one(*target, *dir); status != kExitOk) return status;
+  if (draft && o.with_draft) {
+    auto draft_target = resolve_pull_target(draft->name, "", *catalog);
+    if (!draft_target) return fail(draft_target.error().message);
+    return pull_one(*draft_target, *dir);
   }
-  fs::rename(part, final_path, ec);
-  if (ec) return fail(utf8_from_path(final_path) + ": " + ec.message());
-  std::fprintf(stderr, "wafer pull: saved %s%s\n", utf8_from_path(final_path).c_str(),
-               target->sha256.empty() ? " (no checksum known: only the GGUF structure was checked)" : " (sha256 verified)");
-  std::printf("%s\n", utf8_from_path(final_path).c_str());
+  if (draft)
+    std::fprintf(stderr,
+                 "wafer pull: %s drafts for this model (faster greedy suggestions, the same text): wafer pull %s "
+                 "--with-draft, then set draftModel to %s\n",
+                 draft->name.c_str(), model->name.c_str(), draft->name.c_str());
   return kExitOk;
 }
 

@@ -105,6 +105,7 @@ struct Options {
   std::string sha256;                 // expected digest of a URL download (hex)
   std::string cache_dir;              // default: $XDG_CACHE_HOME/wafer/models
   bool list = false;                  // print the catalogue of short names
+  bool with_draft = false;            // pull: also the catalogue model that drafts for NAME
 
   // bench (also --model, --threads, --context, --seed, --max-tokens, --debounce-ms, --json)
   std::string trace_file;             // recorded JSON-lines trace instead of synthesizing one

@@ -343,7 +343,10 @@ const std::vector<Setting> kTable = {
     {.flag = "--cache-dir", .commands = "pull", .kind = String, .field = &Options::cache_dir, .metavar = "DIR",
      .def = "$XDG_CACHE_HOME/wafer/models or ~/.cache/wafer/models (macOS: ~/Library/Caches/wafer/models)", .help = "download into DIR"},
     {.flag = "--list", .commands = "pull", .kind = Switch, .field = &Options::list,
-     .help = "list the models known by short name, with sizes and licenses"},
+     .help = "list the models known by short name, with sizes, licenses and the model that drafts for each"},
+    {.flag = "--with-draft", .commands = "pull", .kind = Switch, .field = &Options::with_draft,
+     .help = "also download the catalogue model that drafts for NAME (for `draftModel`; its path is the second "
+             "line printed)"},
     {.flag = "--trace", .commands = "bench", .kind = String, .field = &Options::trace_file, .metavar = "FILE",
      .help = "replay a recorded JSON-lines trace instead of synthesizing one"},
     {.flag = "--save-trace", .commands = "bench", .kind = String, .field = &Options::save_trace,

@@ -51,11 +51,16 @@ Result<CatalogModel> parse_line(std::string_view line) {
     license = trim(rest.substr(0, bar2));
     if (bar2 != std::string_view::npos) note = trim(rest.substr(bar2 + 1));
   }
-  const std::vector<std::string_view> w = words(fields);
-  if (w.size() < 4 || w.size() > 5)
-    return make_error("expected NAME SIZE SHA256 URL [FILE] [| LICENSE [| NOTE]], got " + std::to_string(w.size()) +
-                      " field" + (w.size() == 1 ? "" : "s"));
+  std::vector<std::string_view> w = words(fields);
   CatalogModel m;
+  if (!w.empty() && w.back().starts_with("draft=")) {
+    m.draft = w.back().substr(6);
+    w.pop_back();
+    if (m.draft.empty()) return make_error("draft= needs the name of a model of the file");
+  }
+  if (w.size() < 4 || w.size() > 5)
+    return make_error("expected NAME SIZE SHA256 URL [FILE] [draft=NAME] [| LICENSE [| NOTE]], got " +
+                      std::to_string(w.size()) + " field" + (w.size() == 1 ? "" : "s"));
   m.name = w[0];
   if (m.name.find('/') != std::string::npos)  // (a URL or a path would read as one)
     return make_error("the name '" + m.name + "' must not contain '/'");
@@ -99,6 +104,7 @@ Result<Catalog> parse_catalog(std::string_view text, const std::string& source) 
     catalog.models.push_back(std::move(*m));
   }
   if (catalog.models.empty()) return make_error(source + ": no models listed (one per line: NAME SIZE SHA256 URL [FILE])");
+  if (Status s = check_drafts(catalog); !s) return make_error(source + ": " + s.error().message);
   catalog.suggested = catalog.models.front().name;
   return catalog;
 }

@@ -26,6 +26,7 @@ struct CatalogModel {
   std::string sha256;   // lowercase hex
   std::string license;
   std::string note;
+  std::string draft;    // the catalogue model that drafts for this one (draftModel); "" none
 };
 
 // Ordered from the least to the most capable model (the pull cache's best is the last one
@@ -35,6 +36,9 @@ struct Catalog {
   std::string suggested;
   const CatalogModel* find(std::string_view name) const;
 };
+
+// An error when a model's draft is not another model of the catalogue.
+Status check_drafts(const Catalog& catalog);
 
 // The built-in catalogue's model suggested to users of the bundled one.
 inline constexpr std::string_view kSuggestedModel = "qwen2.5-coder-1.5b";

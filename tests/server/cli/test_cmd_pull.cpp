@@ -219,6 +219,50 @@ TEST_CASE("wafer pull with $WAFER_CATALOG and $HF_ENDPOINT: names from the file,
   CHECK(refused.err.find("HF_ENDPOINT: expected a base URL") != std::string::npos);
 }
 
+TEST_CASE("wafer pull --with-draft: the model and the one that drafts for it, each path on a line", "[cli][pull]") {
+  const std::string big = model_bytes();
+  SyntheticModelSpec spec;
+  spec.n_layer = 2;
+  test::TempDir tmp;
+  REQUIRE(write_synthetic_model(spec, tmp / "small.gguf").ok());
+  const std::string small = test::read_file(tmp / "small.gguf");
+  REQUIRE(small != big);
+  test::LoopbackHttp server;
+  server.serve("/big.gguf", {big});
+  server.serve("/small.gguf", {small});
+  auto line = [&](const std::string& name, const std::string& bytes, const std::string& tail) {
+    return name + " " + std::to_string(bytes.size()) + " " + sha(bytes) + " " + server.url("/" + name + ".gguf") + tail;
+  };
+  test::write_file(tmp / "team.txt", line("small", small, "\n") + line("big", big, " draft=small | MIT\n"));
+  test::ScopedEnv file("WAFER_CATALOG", (tmp / "team.txt").string().c_str());
+
+  auto list = test::run_wafer("pull --list");
+  CHECK(list.status == 0);
+  CHECK(list.out.find("DRAFT") != std::string::npos);
+  const std::string big_row = list.out.substr(list.out.find("\nbig "));
+  CHECK(big_row.substr(0, big_row.find('\n', 1)).find(" small ") != std::string::npos);  // its draft
+
+  auto alone = pull("big", tmp / "c1");  // a hint, and only the model
+  INFO(alone.err);
+  REQUIRE(alone.status == 0);
+  CHECK(alone.out == (tmp / "c1" / "big.gguf").string() + "\n");
+  CHECK(alone.err.find("small drafts for this model") != std::string::npos);
+  CHECK(alone.err.find("wafer pull big --with-draft") != std::string::npos);
+  CHECK_FALSE(fs::exists(tmp / "c1" / "small.gguf"));
+
+  auto both = pull("big", tmp / "c2", "--with-draft");
+  INFO(both.err);
+  REQUIRE(both.status == 0);
+  CHECK(both.out == (tmp / "c2" / "big.gguf").string() + "\n" + (tmp / "c2" / "small.gguf").string() + "\n");
+  CHECK(test::read_file(tmp / "c2" / "small.gguf") == small);
+  CHECK(both.err.find("drafts for this model") == std::string::npos);
+
+  auto none = pull("small", tmp / "c3", "--with-draft");  // nothing drafts for the small one
+  CHECK(none.status == 2);
+  CHECK(none.err == "wafer pull: --with-draft: the catalogue names no model that drafts for 'small'\n");
+  CHECK_FALSE(fs::exists(tmp / "c3"));
+}
+
 TEST_CASE("wafer pull on a full disk: a clear error and no partial file left", "[cli][pull]") {
   // A 64 KiB tmpfs mounted in a private mount namespace (root's own, or inside a user
   // namespace for any other user where the kernel allows it; it goes away with the process):

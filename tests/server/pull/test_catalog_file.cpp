@@ -68,7 +68,8 @@ TEST_CASE("catalogue file: one model per line, optional file name, license and n
 TEST_CASE("catalogue file: a bad line is an error naming the file and the line", "[pull][catalog]") {
   const std::string ok = "a 10 " + kDigest + " https://x.example/a.gguf\n";
   CHECK(error_of(ok).empty());
-  CHECK(error_of(ok + "b 10\n") == "team.txt:2: expected NAME SIZE SHA256 URL [FILE] [| LICENSE [| NOTE]], got 2 fields");
+  CHECK(error_of(ok + "b 10\n") ==
+        "team.txt:2: expected NAME SIZE SHA256 URL [FILE] [draft=NAME] [| LICENSE [| NOTE]], got 2 fields");
   CHECK(error_of("# c\n\nb 10 " + kDigest + " https://x.example/b.gguf f.gguf extra\n").starts_with("team.txt:3: expected NAME"));
   CHECK(error_of("b ten " + kDigest + " https://x.example/b.gguf\n") ==
         "team.txt:1: SIZE must be a number of bytes above 0, got 'ten'");
@@ -88,6 +89,26 @@ TEST_CASE("catalogue file: a bad line is an error naming the file and the line",
         "team.txt:2: the file name 'a.gguf' is listed twice");
   CHECK(error_of("# only comments\n\n") == "team.txt: no models listed (one per line: NAME SIZE SHA256 URL [FILE])");
   CHECK(error_of("") .starts_with("team.txt: no models listed"));
+}
+
+TEST_CASE("catalogue file: draft=NAME pairs a model with another of the file", "[pull][catalog]") {
+  const std::string small = "small 10 " + kDigest + " https://x.example/small.gguf | MIT\n";
+  Result<Catalog> c = parse_catalog(small + "big 20 " + kDigest + " https://x.example/b.gguf big.gguf draft=small | MIT | a note\n" +
+                                        "mid 15 " + kDigest + " https://x.example/m.gguf draft=small\n",
+                                    "team.txt");
+  REQUIRE(c.ok());
+  CHECK(c->models[0].draft.empty());
+  CHECK(c->models[1].draft == "small");
+  CHECK(c->models[1].file == "big.gguf");
+  CHECK(c->models[1].license == "MIT");
+  CHECK(c->models[2].draft == "small");
+  CHECK(c->models[2].file == "m.gguf");
+  CHECK(error_of(small + "big 20 " + kDigest + " https://x.example/b.gguf draft=nothing\n") ==
+        "team.txt: the draft 'nothing' of 'big' is not a model of the catalogue");
+  CHECK(error_of("big 20 " + kDigest + " https://x.example/b.gguf draft=big\n") ==
+        "team.txt: the model 'big' cannot draft for itself");
+  CHECK(error_of("big 20 " + kDigest + " https://x.example/b.gguf draft=\n") ==
+        "team.txt:1: draft= needs the name of a model of the file");
 }
 
 TEST_CASE("catalogue file: a missing or unreadable file is an error naming it", "[pull][catalog]") {

@@ -26,6 +26,10 @@ TEST_CASE("catalogue entries are complete and unique", "[pull][catalog]") {
     CHECK(m.sha256.find_first_not_of("0123456789abcdef") == std::string_view::npos);
   }
   CHECK(names.count("qwen2.5-coder-1.5b") == 1);
+  CHECK(check_drafts(catalog).ok());  // every draft is a model of the catalogue
+  CHECK(catalog.find("qwen2.5-coder-7b")->draft == "qwen2.5-coder-0.5b");
+  CHECK(catalog.find("qwen2.5-coder-1.5b")->draft == "qwen2.5-coder-0.5b");
+  CHECK(catalog.find("qwen2.5-coder-0.5b")->draft.empty());
   CHECK(catalog.suggested == kSuggestedModel);
   CHECK(catalog.find(catalog.suggested) != nullptr);
 }
