@@ -39,48 +39,59 @@ void DraftLength::record(int proposed, int accepted) {
   }
 }
 
+void DraftLength::CostLine::add(int x, double t, double decay) {
+  for (size_t i = 0; i < count.size(); ++i) {
+    count[i] *= decay;
+    ms[i] *= decay;
+  }
+  const size_t i = static_cast<size_t>(std::clamp(x, 0, kMaxLength));
+  count[i] += 1;
+  ms[i] += t;
+}
+
+bool DraftLength::CostLine::fit(double slope_share, double* a, double* b) const {
+  // Least squares over the sizes seen, each size's mean weighted by its decayed count.
+  double w = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int sizes = 0;
+  for (size_t i = 0; i < count.size(); ++i) {
+    if (count[i] <= 1e-9) continue;
+    const double x = static_cast<double>(i), y = ms[i] / count[i], c = count[i];
+    w += c, sx += c * x, sy += c * y, sxx += c * x * x, sxy += c * x * y;
+    ++sizes;
+  }
+  if (w <= 0) return false;
+  const double mx = sx / w, my = sy / w, var = sxx / w - mx * mx;
+  *b = sizes >= 2 && var > 1e-9 ? (sxy / w - mx * my) / var : slope_share * my / (1 + slope_share * mx);
+  *b = std::max(*b, 0.0);
+  *a = std::max(my - *b * mx, 1e-3);
+  return true;
+}
+
 void DraftLength::record_costs(int proposed, double draft_ms, double verify_ms) {
   if (proposed <= 0 || max_ == 0 || !(draft_ms >= 0) || !(verify_ms > 0)) return;
   costed_ = true;
-  draft_ms_ = kCostDecay * draft_ms_ + draft_ms;
-  draft_tokens_ = kCostDecay * draft_tokens_ + proposed;
-  const size_t n = static_cast<size_t>(std::min(proposed + 1, kMaxLength + 1)) - 1;
-  for (size_t i = 0; i < passes_.size(); ++i) {
-    passes_[i] *= kCostDecay;
-    pass_ms_[i] *= kCostDecay;
-  }
-  passes_[n] += 1;
-  pass_ms_[n] += verify_ms;
+  ++rounds_;
+  draft_.add(proposed - 1, draft_ms, kCostDecay);
+  verify_.add(proposed, verify_ms, kCostDecay);
   choose();
 }
 
 void DraftLength::choose() {
-  if (draft_tokens_ <= 0) return;
-  // The verification pass's line ms = a + b (n - 1), least squares over the sizes seen,
-  // each size's mean weighted by its decayed count; one size seen: b = kRowShare a.
-  double w = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int sizes = 0;
-  for (size_t i = 0; i < passes_.size(); ++i) {
-    if (passes_[i] <= 1e-9) continue;
-    const double x = static_cast<double>(i), y = pass_ms_[i] / passes_[i], c = passes_[i];
-    w += c, sx += c * x, sy += c * y, sxx += c * x * x, sxy += c * x * y;
-    ++sizes;
-  }
-  if (w <= 0) return;
-  const double mx = sx / w, my = sy / w, var = sxx / w - mx * mx;
-  double b = sizes >= 2 && var > 1e-9 ? (sxy / w - mx * my) / var : kRowShare * my / (1 + kRowShare * mx);
-  b = std::max(b, 0.0);
-  const double a = std::max(my - b * mx, 1e-3);
-  const double d = draft_ms_ / draft_tokens_, p = std::min(acceptance(), 0.999);
+  // Until another length is seen, a draft's tokens cost the same each (slope = the first's)
+  // and a verification row kRowShare of a one-token pass.
+  double da = 0, db = 0, va = 0, vb = 0;
+  if (!draft_.fit(1.0, &da, &db) || !verify_.fit(kRowShare, &va, &vb)) return;
+  const double p = std::min(acceptance(), 0.999);
   int best = std::min(1, max_);
   double best_rate = 0, expected = 1, pk = 1;
   for (int k = 1; k <= std::min(max_, kMaxLength); ++k) {
     pk *= p;
     expected += pk;  // 1 + p + ... + p^k
-    const double rate = expected / (k * d + a + b * k);
+    const double rate = expected / (da + db * (k - 1) + va + vb * k);
     if (rate > best_rate) best_rate = rate, best = k;
   }
   k_ = best;
+  explore_ = rounds_ % kExploreEvery == kExploreEvery - 1;
 }
 
 }  // namespace wafer

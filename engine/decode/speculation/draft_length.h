@@ -9,12 +9,15 @@
 // every token is a forward pass of its own), the length is the one expected to give the
 // most tokens per millisecond: a draft of k tokens, each accepted with probability p (the
 // share of drafted tokens the model accepted where it looked at them, recent rounds
-// counting most), yields 1 + p + ... + p^k tokens for k draft tokens' time plus one pass
-// of the model over k + 1 tokens (a line fitted to the passes seen, ms = a + b (n - 1)).
-// A draft that costs a good part of the model's step is then kept short unless nearly all
-// of it is accepted, and a cheap one grows.
+// counting most), yields 1 + p + ... + p^k tokens for the time of a draft of k tokens plus
+// one pass of the model over k + 1 tokens, each a line fitted to the rounds seen (a draft's
+// later tokens can cost less than its first: the drafter's weights are still in cache). A
+// draft that costs a good part of the model's step is then kept short unless most of it is
+// accepted, and a cheap one grows. Every kExploreEvery-th round drafts one token more than
+// the best, so that the lines learn the cost of longer drafts too.
 #pragma once
 
+#include <algorithm>
 #include <array>
 
 namespace wafer {
@@ -22,11 +25,16 @@ namespace wafer {
 class DraftLength {
  public:
   static constexpr int kMaxLength = 16;  // longest draft the cost model considers
+  static constexpr int kExploreEvery = 8;
 
   // Starts at min(4, max); max 0 keeps the length at 0 (no drafts).
   explicit DraftLength(int max);
 
-  int get() const { return k_; }
+  // The length of the next draft: best(), one more on an exploring round.
+  int get() const { return explore_ ? std::min(k_ + 1, std::min(max_, kMaxLength)) : k_; }
+  // The length expected to give the most tokens per millisecond (by acceptance alone until
+  // costs are recorded).
+  int best() const { return k_; }
   // Feeds back how a draft of `proposed` tokens fared.
   void record(int proposed, int accepted);
   // Feeds back what a draft of `proposed` tokens cost to make (draft_ms) and to verify
@@ -40,15 +48,23 @@ class DraftLength {
  private:
   void choose();  // k_: the most tokens per millisecond
 
+  // Times by size x = 0..kMaxLength (decayed sums of counts and ms per size), and the line
+  // ms = a + b x fitted to them; with one size seen, b = slope_share * a.
+  struct CostLine {
+    std::array<double, kMaxLength + 1> count{}, ms{};
+    void add(int x, double t, double decay);
+    bool fit(double slope_share, double* a, double* b) const;
+  };
+
   int max_;
   int k_;
-  bool costed_ = false;      // record_costs() was called: choose by cost
-  double looked_ = 0;        // decayed: drafted tokens the model looked at (up to the first rejected)
-  double accepted_ = 0;      // decayed: of those, accepted
-  double draft_ms_ = 0;      // decayed: draft time
-  double draft_tokens_ = 0;  // decayed: tokens that time made
-  // Decayed sums per pass size n = 1..kMaxLength + 1 (index n - 1): passes and their ms.
-  std::array<double, kMaxLength + 1> passes_{}, pass_ms_{};
+  bool costed_ = false;  // record_costs() was called: choose by cost
+  bool explore_ = false;  // the next draft is one token longer than the best
+  long rounds_ = 0;      // costed rounds
+  double looked_ = 0;    // decayed: drafted tokens the model looked at (up to the first rejected)
+  double accepted_ = 0;  // decayed: of those, accepted
+  CostLine draft_;       // a draft of k tokens: x = k - 1
+  CostLine verify_;      // a pass of n tokens: x = n - 1
 };
 
 }  // namespace wafer
