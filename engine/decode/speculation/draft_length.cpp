@@ -31,7 +31,7 @@ void DraftLength::record(int proposed, int accepted) {
   const double keep = std::pow(kAcceptDecay, looked);
   looked_ = keep * looked_ + looked;
   accepted_ = keep * accepted_ + accepted;
-  if (costed_) return choose();
+  if (costed_) return;  // record_costs() of the same draft chooses
   if (accepted == proposed) {
     k_ = std::min(k_ + 2, max_);
   } else if (2 * accepted < proposed) {

@@ -548,15 +548,8 @@ struct PackedImpl {
     for (; t0 + M <= t_end; t0 += M) {
       const uint8_t* tile = tiled + t0 * per_token;
       _Pragma("GCC unroll 4")
-      for (int h = 0; h < M; h += kPairTokens) {
-        F acc0[kPairTokens], acc1[kPairTokens];
-        for (int t = 0; t < kPairTokens; ++t) acc0[t] = acc1[t] = V::zero_f();
-        legacy_tile_pair<Q8_0, kPairTokens, M>(panel0, panel1, nb, tile, h, acc0, acc1);
-        for (int t = 0; t < kPairTokens; ++t) {
-          V::store(y + (t0 + h + t) * y_stride + first_row, acc0[t], kRows);
-          V::store(y + (t0 + h + t) * y_stride + first_row + kRows, acc1[t], n1);
-        }
-      }
+      for (int h = 0; h < M; h += kPairTokens)
+        pair_part<kPairTokens, M>(panel0, panel1, nb, tile, h, t0, first_row, n1, y, y_stride);
     }
     switch (t_end - t0) {  // the last tile, smaller than M (a verification batch is one)
       case 0: break;
@@ -571,6 +564,20 @@ struct PackedImpl {
     }
   }
 
+  // Tokens [t_off, t_off + A) of a tile laid out for kTile tokens whose first token is t0,
+  // through both panels (legacy_tile_pair), their sums stored in y.
+  template <int A, int kTile>
+  static void pair_part(const uint8_t* panel0, const uint8_t* panel1, int64_t nb, const uint8_t* tile, int t_off,
+                        int t0, int64_t first_row, int n1, float* y, int64_t y_stride) {
+    F acc0[A], acc1[A];
+    for (int t = 0; t < A; ++t) acc0[t] = acc1[t] = V::zero_f();
+    legacy_tile_pair<Q8_0, A, kTile>(panel0, panel1, nb, tile, t_off, acc0, acc1);
+    for (int t = 0; t < A; ++t) {
+      V::store(y + (t0 + t_off + t) * y_stride + first_row, acc0[t], kRows);
+      V::store(y + (t0 + t_off + t) * y_stride + first_row + kRows, acc1[t], n1);
+    }
+  }
+
   // A tile of T < kMaxTokens tokens (laid out as a tile of T) through two panels at once,
   // in parts of up to kPairTokens: a batch of a few tokens (a speculative draft's
   // verification) reads each weight vector once for both panels' products, as a full tile
@@ -579,23 +586,9 @@ struct PackedImpl {
   static void pair_rest(const uint8_t* panel0, const uint8_t* panel1, int64_t nb, const uint8_t* tile, int t0,
                         int64_t first_row, int n1, float* y, int64_t y_stride) {
     constexpr int A = T < kPairTokens ? T : kPairTokens;
-    F acc0[A], acc1[A];
-    for (int t = 0; t < A; ++t) acc0[t] = acc1[t] = V::zero_f();
-    legacy_tile_pair<Q8_0, A, T>(panel0, panel1, nb, tile, 0, acc0, acc1);
-    for (int t = 0; t < A; ++t) {
-      V::store(y + (t0 + t) * y_stride + first_row, acc0[t], kRows);
-      V::store(y + (t0 + t) * y_stride + first_row + kRows, acc1[t], n1);
-    }
-    if constexpr (T > kPairTokens) {
-      constexpr int B = T - kPairTokens;
-      F b0[B], b1[B];
-      for (int t = 0; t < B; ++t) b0[t] = b1[t] = V::zero_f();
-      legacy_tile_pair<Q8_0, B, T>(panel0, panel1, nb, tile, kPairTokens, b0, b1);
-      for (int t = 0; t < B; ++t) {
-        V::store(y + (t0 + kPairTokens + t) * y_stride + first_row, b0[t], kRows);
-        V::store(y + (t0 + kPairTokens + t) * y_stride + first_row + kRows, b1[t], n1);
-      }
-    }
+    pair_part<A, T>(panel0, panel1, nb, tile, 0, t0, first_row, n1, y, y_stride);
+    if constexpr (T > kPairTokens)
+      pair_part<T - kPairTokens, T>(panel0, panel1, nb, tile, kPairTokens, t0, first_row, n1, y, y_stride);
   }
 
   // kPf: the kind of software prefetch in decode (see prefetch_ahead), or kPrefetchNone.
