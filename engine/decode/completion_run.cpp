@@ -244,7 +244,7 @@ class Run {
 
   // The next draft after `history` (the prompt, then the output so far): prompt lookup's,
   // or the draft model's when that is longer. The draft model does not run when lookup
-  // already has as many tokens as it would draft. A draft model that fails (interrupted,
+  // already has as many tokens as it would draft, nor while its drafting pauses. A draft model that fails (interrupted,
   // its context full) costs the speed-up, never the completion. Sets `by_model`.
   std::vector<int32_t> draft_tokens(PromptLookup& lookup, const std::vector<int32_t>& history, size_t prompt_size,
                                     int limit, bool& by_model) {
@@ -252,7 +252,12 @@ class Run {
     std::vector<int32_t> d;
     if (ctx_.settings.prompt_lookup) d = lookup.propose(history, limit);
     DraftModel* model = ctx_.draft_model;
-    if (!model || static_cast<int>(d.size()) >= std::min(model->draft_length(), limit)) return d;
+    if (!model) return d;
+    if (model->draft_length() == 0) {  // paused: the model is expected to be faster alone
+      model->skipped();
+      return d;
+    }
+    if (static_cast<int>(d.size()) >= std::min(model->draft_length(), limit)) return d;
     const auto t0 = Clock::now();
     const DraftModel::EndsGeneration ends = [this](int32_t t) { return end_of_generation(t); };
     Result<std::vector<int32_t>> proposed = model->propose(history, limit, req_.cancel.get(), &ends);
@@ -321,7 +326,10 @@ class Run {
         return fail(st.error().message);
       }
       row = 0;
-      if (batch.size() == 1) continue;
+      if (batch.size() == 1) {
+        if (ctx_.draft_model && speculate) ctx_.draft_model->record_step(pass_ms);
+        continue;
+      }
       // Verify: draft i stands if the model, after batch[0..i], predicts it.
       const int proposed = static_cast<int>(batch.size()) - 1;
       int accepted = 0;

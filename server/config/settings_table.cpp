@@ -62,7 +62,8 @@ const std::vector<Setting> kTable = {
      .field = &Options::draft_model, .reload = Reload::Engine, .metavar = "PATH|NAME", .def = "none",
      .help = "a small model of the same vocabulary as the model (e.g. Qwen2.5-Coder-0.5B for 1.5B or 7B) that "
              "drafts tokens for the model to verify in one pass: faster greedy suggestions when they agree, the "
-             "same text always; a path or a catalogue name, as `model`. Unset: prompt-lookup drafts only"},
+             "same text always (drafting pauses, but for one step in eight, while they do not); a path or a "
+             "catalogue name, as `model`. Unset: prompt-lookup drafts only"},
     {.flag = "--threads", .key = "threads", .commands = "lsp complete generate bench info", .kind = Int,
      .field = &Options::threads, .lo = 0, .hi = 1024, .reload = Reload::Engine, .metavar = "N",
      .def = "0: one per core",

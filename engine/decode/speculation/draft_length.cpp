@@ -67,9 +67,16 @@ bool DraftLength::CostLine::fit(double slope_share, double* a, double* b) const 
   return true;
 }
 
+void DraftLength::record_step(double ms) {
+  if (!(ms > 0)) return;
+  step_count_ = kCostDecay * step_count_ + 1;
+  step_ms_ = kCostDecay * step_ms_ + ms;
+}
+
 void DraftLength::record_costs(int proposed, double draft_ms, double verify_ms) {
   if (proposed <= 0 || max_ == 0 || !(draft_ms >= 0) || !(verify_ms > 0)) return;
   costed_ = true;
+  skipped_ = 0;
   ++rounds_;
   draft_.add(proposed - 1, draft_ms, kCostDecay);
   verify_.add(proposed, verify_ms, kCostDecay);
@@ -92,6 +99,10 @@ void DraftLength::choose() {
   }
   k_ = best;
   explore_ = rounds_ % kExploreEvery == kExploreEvery - 1;
+  // The model alone: one token per plain step, as measured, else as long as the shortest
+  // verification pass (which on most machines costs a little more than a plain step).
+  const double step = step_count_ > 1e-9 ? step_ms_ / step_count_ : va + vb;
+  paused_ = best_rate * step < 1;
 }
 
 }  // namespace wafer

@@ -15,6 +15,12 @@
 // draft that costs a good part of the model's step is then kept short unless most of it is
 // accepted, and a cheap one grows. Every kExploreEvery-th round drafts one token more than
 // the best, so that the lines learn the cost of longer drafts too.
+//
+// When no length is expected to beat the model decoding alone (one token per step, the
+// step's time measured on the model's plain one-token passes), drafting pauses: get() is
+// 0, and only one step in kProbeEvery drafts a token, so the acceptance is still seen and
+// drafting resumes when the text turns to what the draft knows. A draft the model keeps
+// rejecting then costs a probe's share of the time instead of a draft every step.
 #pragma once
 
 #include <algorithm>
@@ -26,15 +32,26 @@ class DraftLength {
  public:
   static constexpr int kMaxLength = 16;  // longest draft the cost model considers
   static constexpr int kExploreEvery = 8;
+  static constexpr int kProbeEvery = 8;  // while paused: one step in this many drafts a token
 
   // Starts at min(4, max); max 0 keeps the length at 0 (no drafts).
   explicit DraftLength(int max);
 
-  // The length of the next draft: best(), one more on an exploring round.
-  int get() const { return explore_ ? std::min(k_ + 1, std::min(max_, kMaxLength)) : k_; }
+  // The length of the next draft: best(), one more on an exploring round; while paused,
+  // 0, or 1 on a probing step.
+  int get() const {
+    if (paused_) return skipped_ + 1 >= kProbeEvery ? std::min(1, max_) : 0;
+    return explore_ ? std::min(k_ + 1, std::min(max_, kMaxLength)) : k_;
+  }
   // The length expected to give the most tokens per millisecond (by acceptance alone until
-  // costs are recorded).
+  // costs are recorded), whether or not drafting is paused.
   int best() const { return k_; }
+  // Whether drafting pauses because the model alone is expected to be faster.
+  bool paused() const { return paused_; }
+  // A step the model decoded alone because get() was 0: counts towards the next probe.
+  void skipped() { skipped_ += paused_ ? 1 : 0; }
+  // The time of one of the model's plain one-token passes (a step without a draft).
+  void record_step(double ms);
   // Feeds back how a draft of `proposed` tokens fared.
   void record(int proposed, int accepted);
   // Feeds back what a draft of `proposed` tokens cost to make (draft_ms) and to verify
@@ -60,6 +77,9 @@ class DraftLength {
   int k_;
   bool costed_ = false;  // record_costs() was called: choose by cost
   bool explore_ = false;  // the next draft is one token longer than the best
+  bool paused_ = false;   // no length beats the model alone: probe one step in kProbeEvery
+  int skipped_ = 0;       // steps without a draft since the last one, while paused
+  double step_count_ = 0, step_ms_ = 0;  // decayed: the model's plain one-token passes
   long rounds_ = 0;      // costed rounds
   double looked_ = 0;    // decayed: drafted tokens the model looked at (up to the first rejected)
   double accepted_ = 0;  // decayed: of those, accepted

@@ -52,6 +52,13 @@ class DraftModel {
     length_.record_costs(proposed, draft_ms, verify_ms);
   }
 
+  // Feeds back the time of a step the model decoded alone (a one-token pass).
+  void record_step(double ms) { length_.record_step(ms); }
+  // A step that went without this draft because drafting is paused (draft_length() was 0):
+  // counts towards the next probe.
+  void skipped() { length_.skipped(); }
+
+  // The length of the next draft; 0 while drafting pauses (draft_length.h).
   int draft_length() const { return length_.get(); }
   const Session& session() const { return session_; }  // the draft's cache and its tokens
 

@@ -19,6 +19,10 @@ int run(DraftLength& len, int rounds, Accept accept, double draft_ms, double a, 
   long i = 0;
   for (int r = 0; r < rounds; ++r) {
     const int k = len.get();
+    if (k == 0) {  // paused: the model decodes this step alone
+      len.skipped();
+      continue;
+    }
     int accepted = 0;
     while (accepted < k && accept(i++)) ++accepted;
     len.record(k, accepted);
@@ -68,8 +72,69 @@ TEST_CASE("draft length: a draft the model rejects is kept at one token", "[spec
   DraftLength len(8);
   CHECK(run(len, 30, [](long i) { return i % 10 == 0; }, 28, 70, 10) == 1);
   CHECK(len.acceptance() < 0.3);
-  // ...and grows again when the text turns to what the draft knows.
-  CHECK(run(len, 60, [](long) { return true; }, 28, 70, 10) > 1);
+  // ...and grows again when the text turns to what the draft knows (the rounds in
+  // between are paused steps but for one probe in kProbeEvery: see below).
+  CHECK(run(len, 240, [](long) { return true; }, 28, 70, 10) > 1);
+}
+
+namespace {
+
+// Decode steps as completion_run takes them: a draft of get() tokens when it is not 0
+// (accepted while accept(i) says so, i counting every drafted token looked at), else a
+// plain step of step_ms. Costs as in run(). Returns the steps that drafted.
+template <class Accept>
+int steps(DraftLength& len, int n, Accept accept, long& i, double draft_ms, double a, double b, double step_ms) {
+  int drafted = 0;
+  for (int s = 0; s < n; ++s) {
+    const int k = len.get();
+    if (k == 0) {
+      len.skipped();
+      len.record_step(step_ms);
+      continue;
+    }
+    ++drafted;
+    int accepted = 0;
+    while (accepted < k && accept(i++)) ++accepted;
+    len.record(k, accepted);
+    len.record_costs(k, k * draft_ms, a + b * k);
+  }
+  return drafted;
+}
+
+}  // namespace
+
+TEST_CASE("draft length: drafting pauses while the model alone is faster, probing one step in eight",
+          "[speculative]") {
+  // A 0.5B draft next to a 1.5B model (0.4 of its step per token) that the model rejects:
+  // every draft costs more than it gains, so after a few rounds only probes draft.
+  DraftLength len(8);
+  long i = 0;
+  steps(len, 16, [](long) { return false; }, i, 28, 70, 10, 70);
+  CHECK(len.paused());
+  const int probes = steps(len, 80, [](long) { return false; }, i, 28, 70, 10, 70);
+  CHECK(probes == 80 / DraftLength::kProbeEvery);
+  // The text turns to what the draft knows: the accepted probes resume drafting.
+  // The acceptance counts the last ~20 drafted tokens, each probe one: a dozen accepted
+  // probes, about a hundred steps.
+  int drafted = 0, r = 0;
+  for (; r < 200 && len.paused(); ++r) drafted += steps(len, 1, [](long) { return true; }, i, 28, 70, 10, 70);
+  CHECK_FALSE(len.paused());
+  INFO("resumed after " << r << " steps");
+  CHECK(drafted >= r / DraftLength::kProbeEvery);
+  CHECK(drafted <= r / DraftLength::kProbeEvery + 1);
+  CHECK(steps(len, 8, [](long) { return true; }, i, 28, 70, 10, 70) == 8);
+  CHECK(len.get() >= 1);
+}
+
+TEST_CASE("draft length: a draft that pays is never paused", "[speculative]") {
+  // 70 % acceptance next to a model twelve times the draft's cost, and a 1.5B model's
+  // draft at 70 % (1.2-1.3x by the costs): both beat the model alone.
+  for (double a : {800.0, 70.0}) {
+    DraftLength len(8);
+    long i = 0;
+    CHECK(steps(len, 60, seventy, i, 28, a, a / 20, a) == 60);
+    CHECK_FALSE(len.paused());
+  }
 }
 
 TEST_CASE("draft length: the verification line is fitted from the pass sizes seen", "[speculative]") {

@@ -85,10 +85,12 @@ TEST_CASE("draft model: greedy output is identical to the model alone", "[draft_
                    {"unrelated", load(target, unrelated, false)},
                    {"unrelated with prompt lookup", load(target, unrelated, true)}};
     for (Drafted& d : drafted) REQUIRE(d.engine->draft_model() != nullptr);
+    int generated = 0;  // by the model alone, over all prompts
     for (const auto& [prefix, suffix] : prompts()) {
       INFO(arch << " prompt: " << prefix);
       const test::Recorded plain = run(*alone, request("doc", prefix, suffix, 24));
       CHECK(plain.last().timings.drafts_proposed == 0);
+      generated += plain.last().timings.tokens_generated;
       for (Drafted& d : drafted) {
         INFO("draft: " << d.name);
         const test::Recorded r = run(*d.engine, request("doc", prefix, suffix, 24));
@@ -109,8 +111,10 @@ TEST_CASE("draft model: greedy output is identical to the model alone", "[draft_
     INFO(arch << " drafts accepted, " << acceptance);
     // The model drafting for itself is accepted, but for drafted tokens past an end of
     // generation and float near-ties between a batched and a one-token pass; an unrelated
-    // model mostly is not, and still drafts.
-    CHECK(drafted[0].proposed > 200);
+    // model mostly is not, and still drafts. A model drafting for itself costs about what
+    // it saves, so its drafting may pause (draft_length.h), and then still probes one step
+    // in kProbeEvery (of the steps, a request's last tokens do not draft).
+    CHECK(drafted[0].proposed >= generated / (2 * DraftLength::kProbeEvery));
     CHECK(drafted[0].accepted >= drafted[0].proposed * 9 / 10);
     CHECK(drafted[1].proposed > 0);
     CHECK(drafted[1].accepted < drafted[1].proposed * 3 / 4);
