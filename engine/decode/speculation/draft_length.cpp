@@ -31,6 +31,7 @@ void DraftLength::record(int proposed, int accepted) {
   const double keep = std::pow(kAcceptDecay, looked);
   looked_ = keep * looked_ + looked;
   accepted_ = keep * accepted_ + accepted;
+  rejected_ = accepted == 0 ? rejected_ + 1 : 0;
   if (costed_) return;  // record_costs() of the same draft chooses
   if (accepted == proposed) {
     k_ = std::min(k_ + 2, max_);
@@ -102,7 +103,7 @@ void DraftLength::choose() {
   // The model alone: one token per plain step, as measured, else as long as the shortest
   // verification pass (which on most machines costs a little more than a plain step).
   const double step = step_count_ > 1e-9 ? step_ms_ / step_count_ : va + vb;
-  paused_ = best_rate * step < 1;
+  paused_ = best_rate * step < 1 && rejected_ >= kPauseAfter;
 }
 
 }  // namespace wafer

@@ -17,10 +17,12 @@
 // the best, so that the lines learn the cost of longer drafts too.
 //
 // When no length is expected to beat the model decoding alone (one token per step, the
-// step's time measured on the model's plain one-token passes), drafting pauses: get() is
-// 0, and only one step in kProbeEvery drafts a token, so the acceptance is still seen and
-// drafting resumes when the text turns to what the draft knows. A draft the model keeps
-// rejecting then costs a probe's share of the time instead of a draft every step.
+// step's time measured on the model's plain one-token passes) and the model has rejected
+// the first token of the last kPauseAfter drafts, drafting pauses: get() is 0, and only
+// one step in kProbeEvery drafts a token. The first probe the model accepts resumes
+// drafting. A draft the model keeps rejecting then costs a probe's share of the time
+// instead of a draft every step, while a draft that pays is not paused by a few unlucky
+// rounds and comes back at once when the text turns to what it knows.
 #pragma once
 
 #include <algorithm>
@@ -33,6 +35,7 @@ class DraftLength {
   static constexpr int kMaxLength = 16;  // longest draft the cost model considers
   static constexpr int kExploreEvery = 8;
   static constexpr int kProbeEvery = 8;  // while paused: one step in this many drafts a token
+  static constexpr int kPauseAfter = 8;  // drafts rejected from their first token, in a row
 
   // Starts at min(4, max); max 0 keeps the length at 0 (no drafts).
   explicit DraftLength(int max);
@@ -79,6 +82,7 @@ class DraftLength {
   bool explore_ = false;  // the next draft is one token longer than the best
   bool paused_ = false;   // no length beats the model alone: probe one step in kProbeEvery
   int skipped_ = 0;       // steps without a draft since the last one, while paused
+  int rejected_ = 0;      // drafts in a row rejected from their first token
   double step_count_ = 0, step_ms_ = 0;  // decayed: the model's plain one-token passes
   long rounds_ = 0;      // costed rounds
   double looked_ = 0;    // decayed: drafted tokens the model looked at (up to the first rejected)
