@@ -220,6 +220,12 @@ std::string format_server_stats(const json& stats) {
     out += "server: extra context per request (estimated tokens, mean): open files " + fmt("%.0f", sources[0] / requests) +
            ", workspace index " + fmt("%.0f", sources[1] / requests) + ", same file " +
            fmt("%.0f", sources[2] / requests) + ", recent edits " + fmt("%.0f", sources[3] / requests) + "\n";
+  if (count("drafts_proposed") > 0) {
+    const double model = count("model_drafts_proposed"), model_ok = count("model_drafts_accepted");
+    const double lookup = count("drafts_proposed") - model, lookup_ok = count("drafts_accepted") - model_ok;
+    out += "server: drafted tokens the model accepted (answered requests): prompt lookup " + fmt("%.0f", lookup_ok) +
+           " of " + fmt("%.0f", lookup) + ", draft model " + fmt("%.0f", model_ok) + " of " + fmt("%.0f", model) + "\n";
+  }
   // Keystrokes answered with nothing on purpose: what the replay's shown rate does not count.
   if (count("confidence_reported") > 0)
     out += "server: the confidence gate held back " + fmt("%.0f", count("held_back_low_confidence")) + " of " +

@@ -302,6 +302,13 @@ void CompletionService::on_greedy_done(const std::shared_ptr<CompletionState>& s
     if (local) {  // sums: divided by outcome_done + outcome_error, the mean per request
       stats_.count("prefilled_tokens", static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
       stats_.count("reused_tokens", static_cast<uint64_t>(std::max(0, r.timings.tokens_reused)));
+      // Speculative drafts verified, and of them the draft model's (the rest: prompt lookup).
+      if (r.timings.drafts_proposed > 0) {
+        stats_.count("drafts_proposed", static_cast<uint64_t>(r.timings.drafts_proposed));
+        stats_.count("drafts_accepted", static_cast<uint64_t>(std::max(0, r.timings.drafts_accepted)));
+        stats_.count("model_drafts_proposed", static_cast<uint64_t>(std::max(0, r.timings.model_drafts_proposed)));
+        stats_.count("model_drafts_accepted", static_cast<uint64_t>(std::max(0, r.timings.model_drafts_accepted)));
+      }
       if (r.timings.budget_cut_tokens > 0) {  // the latency budget shortened the suffix
         stats_.count("budget_cuts");
         stats_.count("budget_cut_tokens", static_cast<uint64_t>(r.timings.budget_cut_tokens));

@@ -188,3 +188,16 @@ TEST_CASE("server stats: what the confidence gate held back, and how much of it 
   stats["counts"] = nlohmann::json::object();  // a remote backend reports no confidence: no line
   CHECK(format_server_stats(stats).find("confidence gate") == std::string::npos);
 }
+
+TEST_CASE("server stats: drafted tokens accepted, by prompt lookup and by the draft model") {
+  nlohmann::json stats = {{"counts",
+                           {{"drafts_proposed", 50},
+                            {"drafts_accepted", 30},
+                            {"model_drafts_proposed", 20},
+                            {"model_drafts_accepted", 5}}},
+                          {"latency_ms", nlohmann::json::object()}};
+  CHECK(format_server_stats(stats).find("server: drafted tokens the model accepted (answered requests): prompt lookup "
+                                        "25 of 30, draft model 5 of 20\n") != std::string::npos);
+  stats["counts"] = nlohmann::json::object();  // nothing drafted (or a remote backend): no line
+  CHECK(format_server_stats(stats).find("drafted tokens") == std::string::npos);
+}
