@@ -174,8 +174,8 @@ int main(int argc, char** argv) {
 
   const double base = median(rows[0].tps);
   if (o.json) {
-    std::printf("{\"shape\":\"%s\",\"weights\":\"%s\",\"draft_shape\":\"%s\",\"draft_weights\":\"%s\",\"threads\":%d,\"predict\":%d,\"repeats\":%d,\"prompts\":%d,"
-                "\"max_draft\":%d,\"rows\":[",
+    std::printf("{\"shape\":\"%s\",\"weights\":\"%s\",\"draft_shape\":\"%s\",\"draft_weights\":\"%s\","
+                "\"threads\":%d,\"predict\":%d,\"repeats\":%d,\"prompts\":%d,\"max_draft\":%d,\"rows\":[",
                 o.shape.c_str(), o.weights.c_str(), o.draft_shape.c_str(), o.draft_weights.c_str(), o.threads, o.predict,
                 o.repeats, o.prompts, o.max_draft);
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -190,8 +190,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("%s %s model, %s %s draft, %d threads, %d-token suggestions, median of %d runs (%d prompts x %d)\n",
-              o.shape.c_str(), o.weights.c_str(), o.draft_shape.c_str(), o.draft_weights.c_str(), o.threads, o.predict, o.repeats * o.prompts, o.prompts,
-              o.repeats);
+              o.shape.c_str(), o.weights.c_str(), o.draft_shape.c_str(), o.draft_weights.c_str(), o.threads, o.predict,
+              o.repeats * o.prompts, o.prompts, o.repeats);
   std::printf("%-14s %10s %7s %18s %12s %10s\n", "", "tokens/s", "ratio", "drafts accepted", "draft time", "identical");
   for (const Row& r : rows) {
     char name[32];

@@ -244,8 +244,9 @@ class Run {
 
   // The next draft after `history` (the prompt, then the output so far): prompt lookup's,
   // or the draft model's when that is longer. The draft model does not run when lookup
-  // already has as many tokens as it would draft, nor while its drafting pauses. A draft model that fails (interrupted,
-  // its context full) costs the speed-up, never the completion. Sets `by_model`.
+  // already has as many tokens as it would draft, nor while its drafting pauses. A draft
+  // model that fails (interrupted, its context full) costs the speed-up, never the
+  // completion. Sets `by_model`.
   std::vector<int32_t> draft_tokens(PromptLookup& lookup, const std::vector<int32_t>& history, size_t prompt_size,
                                     int limit, bool& by_model) {
     by_model = false;
