@@ -374,7 +374,7 @@ int main(int argc, char** argv) {
           results.push_back(r);
         }
         if (!a.quick && wants(a, "verify"))
-          for (int n : {1, 2, 3, 4, 5, 8}) {
+          for (int n : {1, 2, 3, 4, 5, 6, 7, 8}) {
             Result1 r{"verify", n, 400, 0, {}};
             r.tok_s = prefill_at_depth_tok_s(**model, pool, n, 400, a.repeat, a.kv, a.profile ? &r.steps : nullptr,
                                              LogitsFor::kAll);

@@ -584,17 +584,19 @@ struct PackedImpl {
     }
   }
 
-  // A tile of T < kMaxTokens tokens (laid out as a tile of T) through two panels at once,
-  // in parts of up to kPairTokens: a batch of a few tokens (a speculative draft's
-  // verification) reads each weight vector once for both panels' products, as a full tile
-  // does, not through run_panel's one-panel tiles (which cost as much as a tile of 8 here).
+  // A tile of T < kMaxTokens tokens (laid out as a tile of T) through two panels at once:
+  // a batch of a few tokens (a speculative draft's verification) reads each weight vector
+  // once for both panels' products, as a full tile does, not through run_panel's one-panel
+  // tiles (which cost as much as a tile of 8 here). Up to kOnePassTokens in one pass over the
+  // panels (2T sums and 2T accumulators still fit the 32 registers), more in parts of
+  // kPairTokens: a second pass for one token costs nearly what the first did for four.
+  static constexpr int kOnePassTokens = 6;
   template <int T>
   static void pair_rest(const uint8_t* panel0, const uint8_t* panel1, int64_t nb, const uint8_t* tile, int t0,
                         int64_t first_row, int n1, float* y, int64_t y_stride) {
-    constexpr int A = T < kPairTokens ? T : kPairTokens;
+    constexpr int A = T <= kOnePassTokens ? T : kPairTokens;
     pair_part<A, T>(panel0, panel1, nb, tile, 0, t0, first_row, n1, y, y_stride);
-    if constexpr (T > kPairTokens)
-      pair_part<T - kPairTokens, T>(panel0, panel1, nb, tile, kPairTokens, t0, first_row, n1, y, y_stride);
+    if constexpr (T > A) pair_part<T - A, T>(panel0, panel1, nb, tile, A, t0, first_row, n1, y, y_stride);
   }
 
   // kPf: the kind of software prefetch in decode (see prefetch_ahead), or kPrefetchNone.
