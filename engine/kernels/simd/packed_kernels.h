@@ -171,13 +171,14 @@ struct PackedImpl {
   // Two panels at once, T tokens of a token tile laid out for kTile tokens (tile_acts),
   // from token t_off of that tile: each activation broadcast feeds both panels' products,
   // where legacy_tile loads one per product (89 loads per 64 products, 58 here: those loads
-  // limit legacy_tile as much as the multiplies do). The same sums in the same order as
-  // legacy_tile, bit for bit. 16-lane ISAs and Q8_0 only: the two panels' 16 weight
-  // vectors fill the registers with 4 tokens' sums, and Q4_0, which unpacks its nibbles for
-  // every 4 tokens instead of 8, gains nothing. The products go weight vector by weight
-  // vector (g outer), so the 2T sums' chains interleave in program order: one VPDPBUSD
-  // waits ~5 cycles for the last, and token by token each chain's 8 products came in a row,
-  // leaving the out-of-order window to find the others (5-14 % slower on Sapphire Rapids).
+  // limit legacy_tile as much as the multiplies do). The same sums as legacy_tile, bit for
+  // bit. 16-lane ISAs and Q8_0 only: 2T sums and 2T accumulators fill the registers from
+  // about 6 tokens on, so a full tile goes in parts of 4, and Q4_0, which would unpack its
+  // nibbles for every 4 tokens instead of 8, gains nothing. The products go weight vector
+  // by weight vector (g outer), so the 2T sums' chains interleave in program order: one
+  // VPDPBUSD waits ~5 cycles for the last, and token by token each chain's 8 products came
+  // in a row, leaving the out-of-order window to find the others (5-14 % slower on
+  // Sapphire Rapids).
   template <class Fmt, int T, int kTile>
   static void legacy_tile_pair(const uint8_t* panel0, const uint8_t* panel1, int64_t nb, const uint8_t* tiled,
                                int t_off, F* acc0_out, F* acc1_out) {
