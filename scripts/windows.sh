@@ -51,6 +51,12 @@ else
   cmake --build "$DIR" -j "$JOBS" --target wafer "${TESTS[@]}"
 
   labels() { local IFS='|'; echo "^($*)\$"; }
+  # One wine server for the whole run: started and stopped with each test, a test that
+  # starts while the last one's server shuts down fails to connect to it ("wine client
+  # error: recvmsg: Connection reset by peer") before it runs.
+  mkdir -p "$WINEPREFIX"
+  /usr/lib/wine/wineserver64 -p
+  trap '/usr/lib/wine/wineserver64 -k 2>/dev/null || true' EXIT
   echo "windows: ctest under wine64"
   ctest --test-dir "$DIR" -L "$(labels "${TESTS[@]}")" -E "$EXCLUDE" -j "$JOBS" --output-on-failure --timeout 900
   echo "windows: not run under wine: $(ctest --test-dir "$DIR" -N -R "$EXCLUDE" | grep -c 'Test *#') test(s) matching '$EXCLUDE'"
