@@ -51,12 +51,6 @@ else
   cmake --build "$DIR" -j "$JOBS" --target wafer "${TESTS[@]}"
 
   labels() { local IFS='|'; echo "^($*)\$"; }
-  # One wine server for the whole run: started and stopped with each test, a test that
-  # starts while the last one's server shuts down fails to connect to it ("wine client
-  # error: recvmsg: Connection reset by peer") before it runs.
-  mkdir -p "$WINEPREFIX"
-  /usr/lib/wine/wineserver64 -p
-  trap '/usr/lib/wine/wineserver64 -k 2>/dev/null || true' EXIT
   # A failed test runs once more: now and then a test's wine cannot reach the wine server
   # ("wine client error: recvmsg: Connection reset by peer", when it starts while the
   # last test's server shuts down) and fails before it runs. A real failure fails twice.
