@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "engine/base/path_utf8.h"
+#include "engine/decode/chunk_reuse.h"
 #include "engine/decode/completion_run.h"
 #include "engine/decode/copy_predictor.h"
 #include "engine/decode/speculation/draft_vocab.h"
@@ -261,7 +262,13 @@ std::optional<size_t> LocalEngine::budget_suffix(const CompletionRequest& reques
   if (fits < 0) return std::nullopt;  // nothing measured yet
   size_t common = 0;
   while (common < cached.size() && common < prompt.size() && cached[common] == prompt[common]) ++common;
-  const size_t to_prefill = prompt.size() - common;
+  size_t to_prefill = prompt.size() - common;
+  // Spans the cache holds at other positions are moved, not prefilled (chunk reuse): their
+  // cost is a copy, so only the rest counts against the budget.
+  if (options_.chunk_reuse_min > 0 && to_prefill > static_cast<size_t>(fits)) {
+    for (const ReusedChunk& c : plan_chunk_reuse(cached, prompt, static_cast<int>(common), options_.chunk_reuse_min))
+      to_prefill -= std::min(to_prefill, static_cast<size_t>(c.n));
+  }
   if (to_prefill <= static_cast<size_t>(fits)) return std::nullopt;
   const std::vector<TokenId>& suffix = tokenized(suffix_, request.suffix);
   const size_t excess = to_prefill - static_cast<size_t>(fits);

@@ -68,9 +68,10 @@ LspTargetOptions wafer_lsp(const Options& o) {
     if (!o.api_key_file.empty()) add("--api-key-file", o.api_key_file);
     add("--backend-timeout-ms", std::to_string(o.backend_timeout_ms));
     if (!o.prompt_template.empty()) add("--fim-template", o.prompt_template);
-    if (o.fim_format != "auto") add("--fim-format", o.fim_format);
     name += " --backend " + o.backend;
   }
+  if (o.fim_format != "auto") add("--fim-format", o.fim_format);
+  if (o.chunk_reuse > 0) add("--chunk-reuse", std::to_string(o.chunk_reuse));
   if (o.threads > 0) add("--threads", std::to_string(o.threads));
   if (!o.draft_model.empty()) add("--draft-model", o.draft_model);
   if (!o.token_healing) add("--token-healing", "off");
