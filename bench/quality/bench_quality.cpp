@@ -12,6 +12,7 @@
 //                 [--max-tokens 24] [--threads 1] [--show N] [--copy-strength C]
 //                 [--token-healing on|off|both] [--suffix-tokens N[,N...]]
 //                 [--context ROWS] [--open-files N] [--index-max-files N]
+//                 [--chunk-reuse N[,N...]] [--typed K|line] [--fim-format NAME]
 //                 [--thresholds P[,P...]] [--json] [--points-out FILE] [DIR_OR_FILE ...]
 // --show N prints the first N points (hidden text, raw and post-processed suggestion).
 // Any shown suggestion that writes a line of the text before the cursor twice or loops a
@@ -32,6 +33,17 @@
 // --suffix-tokens 256,64,0 asks at every point with the suffix cut to each budget (the
 // window's suffix_tokens, in estimated tokens; the default is the daemon's): what a
 // shorter suffix - as the first-token budget cuts it while typing - costs in quality.
+// --typed K simulates typing: before each point is asked, the prompt is prefilled as it was
+// K characters earlier on the line (at most back to the line's start; `line`: from the
+// line's start), then once per character typed since, as the daemon's early prefill does
+// on each keystroke; then the point is asked. With exact cache reuse this changes nothing
+// (a check of the bench itself: the rows must equal those of --typed 0).
+// --chunk-reuse 0,32 asks at every point with each chunkReuse setting (one engine each;
+// engine/decode/chunk_reuse.h): with --typed, what moving the stale suffix instead of
+// recomputing it costs in quality; each run also counts the points whose shown first line
+// differs from the first setting's. Compare them with one --context row. --fim-format sets the
+// prompt order as the daemon's fimFormat does (e.g. `qwen` for prefix first, where a
+// keystroke moves the suffix; the bundled model's file asks for suffix first).
 // --context ROWS (comma-separated, default window; `all` = all four; `both` = window,index)
 // asks at every point with the extra context of each row, each row adding its source to
 // the ones before it, with the daemon's budgets (extraTokens, recentTokens):
@@ -134,6 +146,9 @@ int main(int argc, char** argv) {
   float copy_strength = -1;  // < 0: the model file's own (engine/decode/copy_predictor.h)
   std::string healing = "on";
   std::vector<int> suffixes = {-1};  // -1: the daemon's window
+  std::vector<int> chunk_reuses = {0};
+  int typed = 0;  // characters typed since an exact prefill (-1: since the line's start)
+  std::string fim_format = "auto";
   std::string context = "window";
   std::vector<double> thresholds = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
   bool json = false;
@@ -168,6 +183,17 @@ int main(int argc, char** argv) {
       std::stringstream list(next());
       for (std::string item; std::getline(list, item, ',');) suffixes.push_back(std::atoi(item.c_str()));
       if (suffixes.empty()) suffixes = {-1};
+    }
+    else if (a == "--chunk-reuse") {
+      chunk_reuses.clear();
+      std::stringstream list(next());
+      for (std::string item; std::getline(list, item, ',');) chunk_reuses.push_back(std::max(0, std::atoi(item.c_str())));
+      if (chunk_reuses.empty()) chunk_reuses = {0};
+    }
+    else if (a == "--fim-format") fim_format = next();
+    else if (a == "--typed") {
+      const std::string v = next();
+      typed = v == "line" ? -1 : std::max(0, std::atoi(v.c_str()));
     }
     else roots.emplace_back(a);
   }
@@ -234,7 +260,8 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // One engine per token-healing setting; one run per engine, suffix budget and row.
+  // One engine per token-healing and chunk-reuse setting; one run per engine, suffix budget
+  // and row.
   std::vector<std::unique_ptr<Engine>> engines;
   struct Run {
     std::string label;
@@ -246,29 +273,47 @@ int main(int argc, char** argv) {
     std::vector<GatedPoint> gated;
     std::map<std::string, std::vector<GatedPoint>> gated_by_lang;
     std::vector<std::string> degenerate;  // shown suggestions the filters should have cut
+    std::vector<std::string> shown;       // each point's shown first line, in order
   };
   std::vector<Run> runs;
-  for (bool on : {false, true}) {
-    if (healing != "both" && (healing == "on") != on) continue;
-    EngineOptions eo;
-    eo.model_path = model;
-    eo.threads = threads;
-    eo.token_healing = on;
-    eo.copy_strength = copy_strength;
-    auto engine = load_engine(eo);
-    if (!engine) {
-      std::fprintf(stderr, "bench_quality: %s\n", engine.error().message.c_str());
-      return 1;
-    }
-    engines.push_back(std::move(*engine));
-    for (int suffix : suffixes)
-      for (Row row : rows) {
-        std::string label = on ? "token healing on" : "token healing off";
-        if (suffix >= 0) label += ", suffix " + std::to_string(suffix) + " tokens";
-        label += std::string(", ") + kRowLabels[static_cast<int>(row)];
-        runs.push_back({label, engines.back().get(), suffix, row, {}, {}});
+  // Runs are ordered by healing, chunk reuse, suffix and row: the run with the same healing,
+  // suffix and row and the first chunk-reuse setting.
+  auto first_reuse_twin = [&](size_t r) {
+    const size_t block = suffixes.size() * rows.size();
+    return r / (block * chunk_reuses.size()) * (block * chunk_reuses.size()) + r % block;
+  };
+  auto differing = [&](size_t r) {
+    const std::vector<std::string>& a = runs[r].shown;
+    const std::vector<std::string>& b = runs[first_reuse_twin(r)].shown;
+    int n = 0;
+    for (size_t k = 0; k < a.size() && k < b.size(); ++k) n += a[k] != b[k];
+    return n;
+  };
+  for (bool on : {false, true})
+    for (int reuse : chunk_reuses) {
+      if (healing != "both" && (healing == "on") != on) continue;
+      EngineOptions eo;
+      eo.model_path = model;
+      eo.threads = threads;
+      eo.token_healing = on;
+      eo.copy_strength = copy_strength;
+      eo.chunk_reuse_min = reuse;
+      eo.fim_format = fim_format;
+      auto engine = load_engine(eo);
+      if (!engine) {
+        std::fprintf(stderr, "bench_quality: %s\n", engine.error().message.c_str());
+        return 1;
       }
-  }
+      engines.push_back(std::move(*engine));
+      for (int suffix : suffixes)
+        for (Row row : rows) {
+          std::string label = on ? "token healing on" : "token healing off";
+          if (chunk_reuses.size() > 1 || reuse > 0) label += ", chunk reuse " + std::to_string(reuse);
+          if (suffix >= 0) label += ", suffix " + std::to_string(suffix) + " tokens";
+          label += std::string(", ") + kRowLabels[static_cast<int>(row)];
+          runs.push_back({label, engines.back().get(), suffix, row, {}, {}});
+        }
+    }
   const ModelInfo& info = engines[0]->info();
   FILE* const text_out = json ? stderr : stdout;  // --json: stdout holds the JSON alone
   std::ofstream point_lines;
@@ -279,9 +324,11 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  std::fprintf(text_out, "model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u\n",
+  std::fprintf(text_out, "model %s (%s, %s), context %d tokens, copy strength %g; %zu files; %d points, seed %u",
               info.name.c_str(), info.architecture.c_str(), info.fim_format.c_str(), info.context_length,
               info.copy_strength, files.size(), points, seed);
+  if (typed != 0) std::fprintf(text_out, typed < 0 ? "; typed from the line's start" : "; typed %d characters", typed);
+  std::fprintf(text_out, "\n");
 
   std::map<std::string, std::shared_ptr<const WorkspaceIndex>> indexes;  // by root, built when first needed
   std::map<std::string, std::shared_ptr<const Snapshot>> visited;       // the points' files, by URI, as read
@@ -390,15 +437,31 @@ int main(int argc, char** argv) {
         return recent.for_prompt(window, budget, [&](const std::string& u) { return prompt_path(root_uri, u); });
       };
       const PromptOptions prompt = prompt_options(o);
-      CompletionSite site;
-      site.options = &prompt;
-      site.model = &info;
-      site.root_uri = root_uri;
-      site.uri = uri;
-      site.view = &*view;
-      site.offset = cursor;
-      site.extra = &extra;
-      PreparedCompletion prepared = prepare_completion(site);
+      auto prepare_at = [&](const Workspace::View& v, size_t offset) {
+        CompletionSite at;
+        at.options = &prompt;
+        at.model = &info;
+        at.root_uri = root_uri;
+        at.uri = uri;
+        at.view = &v;
+        at.offset = offset;
+        at.extra = &extra;
+        return prepare_completion(at);
+      };
+      // Typing up to the point: the document as it was `back` characters earlier, prefilled
+      // the way the daemon's early prefill does after each keystroke.
+      const size_t typed_chars = typed < 0 ? col : std::min(col, static_cast<size_t>(typed));
+      for (size_t back = typed_chars; back > 0; --back) {
+        Workspace earlier;
+        (void)earlier.open({uri, language_id, 1,
+                            text.substr(0, cursor - back) + text.substr(snap0->line_starts[line] + l.size())});
+        const std::optional<Workspace::View> earlier_view = earlier.get(uri);
+        if (!earlier_view) break;
+        PreparedCompletion warm = prepare_at(*earlier_view, cursor - back);
+        warm.request.prefill_only = true;
+        run.engine->complete(warm.request, [](const CompletionEvent&) {});
+      }
+      PreparedCompletion prepared = prepare_at(*view, cursor);
       std::string raw;
       Timings::Confidence confidence;
       auto t0 = std::chrono::steady_clock::now();
@@ -439,6 +502,7 @@ int main(int argc, char** argv) {
           run.degenerate.push_back(path.filename().string() + ":" + std::to_string(line + 1) + " " + what + ": " +
                                    nlohmann::json(pp.text).dump());
       }
+      run.shown.push_back(got);
       const GatedPoint gated_point{conf, !got.empty(), got == truth, edit_similarity(got, truth)};
       run.gated.push_back(gated_point);
       run.gated_by_lang[lang ? std::string(lang->name) : "other"].push_back(gated_point);
@@ -464,7 +528,8 @@ int main(int argc, char** argv) {
     const Tally& b = baseline["(all)"];
     out["baseline"] = {{"points", b.points}, {"exact", b.exact}, {"empty", b.empty},
                        {"edit_similarity", b.points ? b.similarity / b.points : 0.0}};
-    for (const Run& run : runs) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const Run& run = runs[i];
       const Tally& t = run.by_lang.at("(all)");
       auto gate_json = [&](const std::vector<GatedPoint>& points) {
         nlohmann::json gate = nlohmann::json::array();
@@ -477,6 +542,7 @@ int main(int argc, char** argv) {
       for (const auto& [name, points] : run.gated_by_lang)
         by_language[name] = {{"points", points.size()}, {"gate", gate_json(points)}};
       out["runs"].push_back({{"label", run.label}, {"points", t.points}, {"exact", t.exact}, {"empty", t.empty},
+                             {"differ_from_first_chunk_reuse", differing(i)},
                              {"edit_similarity", t.points ? t.similarity / t.points : 0.0}, {"gate", gate_json(run.gated)},
                              {"gate_by_language", by_language}});
     }
@@ -490,7 +556,8 @@ int main(int argc, char** argv) {
     std::printf("%-8s %6d %7.1f %8.1f %7.1f %7.1f %7.1f\n", name.c_str(), t.points, pct(t.exact), pct(t.prefix),
                 pct(t.first_token), pct(t.similarity), pct(t.empty));
   }
-  for (const Run& run : runs) {
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run& run = runs[i];
     std::printf("%s\n%-8s %6s %7s %8s %7s %7s %7s %10s %11s %7s\n", run.label.c_str(), "lang", "points", "exact%",
                 "prefix%", "token%", "edit%", "empty%", "raw_exact%", "raw_prefix%", "ms/pt");
     for (const auto& [name, t] : run.by_lang) {
@@ -499,6 +566,9 @@ int main(int argc, char** argv) {
                   pct(t.prefix), pct(t.first_token), pct(t.similarity), pct(t.empty), pct(t.raw_exact),
                   pct(t.raw_prefix), t.points ? t.ms / t.points : 0.0);
     }
+    if (chunk_reuses.size() > 1 && first_reuse_twin(i) != i)
+      std::printf("shown first lines that differ from chunk reuse %d's: %d of %zu points\n", chunk_reuses[0],
+                  differing(i), run.shown.size());
     std::printf("rules and filters fired (of %d points):\n", points);
     for (const auto& [name, count] : run.fired) std::printf("  %-28s %d\n", name.c_str(), count);
     std::printf("confidence gate (minConfidence): of %zu points\n%-8s %9s %6s %9s %10s %6s\n", run.gated.size(), "lang",
