@@ -41,8 +41,8 @@ struct EngineOptions {
   // A mismatched vocabulary fails the load. Its KV cache has context_length tokens too.
   std::string draft_model_path;
   // Reuse cached spans of at least this many tokens that moved (e.g. the suffix after a
-  // keystroke) by shifting their keys instead of recomputing them; 0: off. Approximate:
-  // see engine/decode/chunk_reuse.h.
+  // keystroke) by shifting their keys instead of recomputing them; 0: off (the daemon's
+  // chunkReuse sets it, 32 by default). Approximate: see engine/decode/chunk_reuse.h.
   int chunk_reuse_min = 0;
   // The FIM prompt format: "auto" (from the model's tokens) or a family name, optionally
   // with "-spm" (see engine/decode/fim_template.h). An unknown name fails the load.

@@ -8,8 +8,9 @@
 // positions; moving its entries and re-rotating their keys (RoPE is a rotation by the
 // position, so a shift by d is one more rotation by d) costs a copy instead of a forward
 // pass. The moved entries were computed with the old text before them, so this is an
-// approximation (as llama.cpp's --cache-reuse is); it is off unless configured and its
-// effect on outputs is measured by bench/latency.
+// approximation (as llama.cpp's --cache-reuse is): bench/latency --check-exact measures how
+// often the output changes, bench_quality --typed how often the suggestion does and what
+// that costs. The engine's default is off (EngineOptions); the daemon's is on.
 #pragma once
 
 #include <cstdint>

@@ -30,7 +30,7 @@ struct Options {
   int context = 4096;
   std::string kv_type = "f16";        // KV cache elements: f16, f32 or q8_0 (engine/compute/kv_cache.h)
   std::string fim_format = "auto";    // FIM prompt format: auto or a family, optionally -spm (engine/decode/fim_template.h)
-  int chunk_reuse = 0;                // move cached spans >= this many tokens (0: off); see README
+  int chunk_reuse = 32;               // move cached spans >= this many tokens (0: off); see docs/settings.md
   double copy_strength = -1;          // copy predictor (engine/decode/copy_predictor.h): -1 the model's own, 0 off, > 0 strength
   bool token_healing = true;          // regenerate the prefix's last token (engine/decode/token_healing.h)
 

@@ -81,11 +81,11 @@ const std::vector<Setting> kTable = {
              "MiB, and attention scores keys with int8 dot products, faster deep in a context at some accuracy; "
              "needs a key head size that is a multiple of 32). After a load the log says what was chosen, e.g. `kernels avx512-vnni, 2 "
              "threads` and `KV cache q8_0: up to 4 sessions of 4096 tokens, 37.5 MiB each`"},
-    {.flag = "--chunk-reuse", .key = "chunkReuse", .commands = "lsp", .kind = Int, .field = &Options::chunk_reuse,
-     .lo = 0, .hi = 1 << 20, .reload = Reload::Engine, .metavar = "N", .def = "0",
+    {.flag = "--chunk-reuse", .key = "chunkReuse", .commands = "lsp bench", .kind = Int, .field = &Options::chunk_reuse,
+     .lo = 0, .hi = 1 << 20, .reload = Reload::Engine, .metavar = "N", .def = "32",
      .help = "reuse cached spans of at least N tokens that moved (the suffix after a keystroke) instead of "
-             "recomputing them: ~10x faster first token per keystroke, approximate (see [Completion "
-             "engine](#completion-engine)); 0: off"},
+             "recomputing them: a keystroke prefills a few tokens instead of the whole suffix, approximate "
+             "(see [Completion engine](#completion-engine)); 0: off, every keystroke exact"},
     {.flag = "--copy-strength", .key = "copyStrength", .commands = "lsp", .kind = Double,
      .field = &Options::copy_strength, .lo = -1, .hi = 1000, .parse_flag = parse_copy_strength,
      .reload = Reload::Engine, .metavar = "C", .def = "auto",
