@@ -71,7 +71,7 @@ LspTargetOptions wafer_lsp(const Options& o) {
     name += " --backend " + o.backend;
   }
   if (o.fim_format != "auto") add("--fim-format", o.fim_format);
-  if (o.chunk_reuse > 0) add("--chunk-reuse", std::to_string(o.chunk_reuse));
+  if (o.chunk_reuse != Options{}.chunk_reuse) add("--chunk-reuse", std::to_string(o.chunk_reuse));
   if (o.threads > 0) add("--threads", std::to_string(o.threads));
   if (!o.draft_model.empty()) add("--draft-model", o.draft_model);
   if (!o.token_healing) add("--token-healing", "off");

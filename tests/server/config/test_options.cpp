@@ -195,6 +195,16 @@ TEST_CASE("options: --early-prefill on by default, off by flag", "[options]") {
   CHECK_FALSE(parse({"lsp", "--early-prefill", "1"}));
 }
 
+TEST_CASE("options: --chunk-reuse 32 by default, 0 turns it off, bench passes it on", "[options]") {
+  CHECK(parse({"lsp"})->chunk_reuse == 32);
+  CHECK(engine_options(*parse({"lsp"})).chunk_reuse_min == 32);
+  CHECK(engine_options(*parse({"lsp", "--chunk-reuse", "0"})).chunk_reuse_min == 0);
+  auto bench = parse({"bench", "replay", "f.py", "--chunk-reuse", "0"});
+  REQUIRE(bench);
+  CHECK(bench->chunk_reuse == 0);
+  CHECK_FALSE(parse({"lsp", "--chunk-reuse", "-1"}));
+}
+
 TEST_CASE("options: --mlock on reaches the engine options", "[options]") {
   CHECK_FALSE(engine_options(*parse({"lsp"})).lock_memory);
   auto on = parse({"lsp", "--mlock", "on"});
