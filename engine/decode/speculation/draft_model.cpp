@@ -2,14 +2,41 @@
 
 #include <algorithm>
 
+#include "engine/decode/chunk_reuse.h"
 #include "engine/decode/sampler.h"
 
 namespace wafer {
 
-Result<DraftModel> DraftModel::create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type, int max_draft) {
+Result<DraftModel> DraftModel::create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type, int max_draft,
+                                      int chunk_reuse_min) {
   auto session = Session::create(model, pool, n_ctx, kv_type);
   if (!session) return session.error();
-  return DraftModel(std::move(*session), max_draft);
+  return DraftModel(std::move(*session), max_draft, chunk_reuse_min);
+}
+
+Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<bool>* interrupt) {
+  // Roll back to the longest common prefix with the history, then run the rest of it (at
+  // least the last token, for the logits that follow it), moving the spans found further
+  // on in the cache instead of running them.
+  const std::vector<int32_t>& cached = session_.tokens();
+  size_t common = 0;
+  while (common < cached.size() && common < history.size() && cached[common] == history[common]) ++common;
+  if (common == history.size() && cached.size() == history.size() && session_.logits_follow_cache()) return {};
+  common = std::min(common, history.size() - 1);
+  const std::vector<ReusedChunk> chunks = plan_chunk_reuse(cached, history, static_cast<int>(common), chunk_reuse_min_);
+  if (!chunks.empty()) session_.stash(chunks);
+  session_.truncate(static_cast<int>(common));
+  size_t pos = common;
+  for (size_t i = 0;; ++i) {
+    const size_t end = i < chunks.size() ? static_cast<size_t>(chunks[i].prompt_pos) : history.size();
+    if (end > pos) {
+      const LogitsFor logits = end == history.size() ? LogitsFor::kLast : LogitsFor::kNone;
+      if (Status s = session_.eval(history.subspan(pos, end - pos), logits, interrupt); !s) return s;
+    }
+    if (i == chunks.size()) return {};
+    if (Status s = session_.place_stashed(i); !s) return s;
+    pos = end + static_cast<size_t>(chunks[i].n);
+  }
 }
 
 Result<std::vector<int32_t>> DraftModel::propose(std::span<const int32_t> history, int limit,
@@ -21,16 +48,7 @@ Result<std::vector<int32_t>> DraftModel::propose(std::span<const int32_t> histor
   const int want = std::min({length_.get(), limit, room});
   if (want <= 0) return draft;
 
-  // Roll back to the longest common prefix with the history, then run the rest of it (at
-  // least the last token, for the logits that follow it).
-  const std::vector<int32_t>& cached = session_.tokens();
-  size_t common = 0;
-  while (common < cached.size() && common < history.size() && cached[common] == history[common]) ++common;
-  if (common < history.size() || cached.size() != history.size() || !session_.logits_follow_cache()) {
-    common = std::min(common, history.size() - 1);
-    session_.truncate(static_cast<int>(common));
-    if (Status s = session_.eval(history.subspan(common), LogitsFor::kLast, interrupt); !s) return s.error();
-  }
+  if (Status s = catch_up(history, interrupt); !s) return s.error();
 
   const size_t n_vocab = session_.logits().size();
   for (int i = 0; i < want; ++i) {

@@ -7,8 +7,10 @@
 // The draft keeps its own KV cache (one, whichever document is being completed) and its
 // own weights. Before drafting it is brought to the target's history by the same longest
 // common prefix rule as a session: the tokens the target rejected roll back, the accepted
-// ones stay, and the token the target chose instead (and a new prompt's tail) is run.
-// The draft length adapts to acceptance (draft_length.h).
+// ones stay, and the token the target chose instead (and a new prompt's tail) is run. With
+// chunk reuse (chunk_reuse.h), spans of a new prompt that the draft's cache holds further on
+// (the suffix after a keystroke) are moved, as the target's session moves them. The draft
+// length adapts to acceptance (draft_length.h).
 #pragma once
 
 #include <atomic>
@@ -33,8 +35,10 @@ using DraftFilter = std::function<void(std::span<const int32_t> output, std::vec
 
 class DraftModel {
  public:
-  // A drafter over `model` with a cache of n_ctx tokens; max_draft bounds the draft length.
-  static Result<DraftModel> create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type, int max_draft);
+  // A drafter over `model` with a cache of n_ctx tokens; max_draft bounds the draft length;
+  // chunk_reuse_min as EngineOptions::chunk_reuse_min (0: off).
+  static Result<DraftModel> create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type, int max_draft,
+                                   int chunk_reuse_min = 0);
 
   // Up to min(draft length, limit) greedy tokens of the draft model after `history` (the
   // target's prompt and output so far), ending early with a token `ends` says ends the
@@ -63,10 +67,14 @@ class DraftModel {
   const Session& session() const { return session_; }  // the draft's cache and its tokens
 
  private:
-  DraftModel(Session session, int max_draft) : session_(std::move(session)), length_(max_draft) {}
+  DraftModel(Session session, int max_draft, int chunk_reuse_min)
+      : session_(std::move(session)), length_(max_draft), chunk_reuse_min_(chunk_reuse_min) {}
+  // Brings the cache to `history` and the logits after it (see the class comment).
+  Status catch_up(std::span<const int32_t> history, const std::atomic<bool>* interrupt);
 
   Session session_;
   DraftLength length_;
+  int chunk_reuse_min_ = 0;
 };
 
 }  // namespace wafer

@@ -262,3 +262,33 @@ TEST_CASE("draft model: a draft ends with a token that ends the generation", "[d
   CHECK(*cut == std::vector<int32_t>(whole->begin(), whole->begin() + 2));
   CHECK(drafter->session().tokens().size() == history.size() + 1);
 }
+
+TEST_CASE("draft model: with chunk reuse a prompt whose tail moved is caught up by moving the tail",
+          "[draft_model][chunk_reuse]") {
+  test::TinyModel tiny;
+  std::vector<int32_t> before;  // a prefix of 8 tokens, then a 40-token tail
+  for (int i = 0; i < 48; ++i) before.push_back((i * 7 + 3) % 60 + 1);
+  std::vector<int32_t> after = before;  // a keystroke: one token more in the prefix
+  after.insert(after.begin() + 8, 61);
+  for (int reuse : {0, 16}) {
+    INFO("chunk reuse " << reuse);
+    auto drafter = DraftModel::create(*tiny.model, tiny.pool, 128, KvType::F32, 8, reuse);
+    REQUIRE(drafter.ok());
+    REQUIRE(drafter->propose(before, 1).ok());
+    auto draft = drafter->propose(after, 1);
+    REQUIRE(draft.ok());
+    REQUIRE(draft->size() == 1);
+    CHECK(drafter->session().tokens() == after);
+    // Exact arithmetic evaluates `after` from scratch; the moved tail was computed after the
+    // old prefix, so with chunk reuse the logits are those of an approximation.
+    auto plain = Session::create(*tiny.model, tiny.pool, 128, KvType::F32);
+    REQUIRE(plain.ok());
+    REQUIRE(plain->eval(after).ok());
+    if (reuse == 0) {
+      CHECK(drafter->session().logits() == plain->logits());
+      CHECK(*draft == std::vector<int32_t>{greedy_token(plain->logits())});
+    } else {
+      CHECK(drafter->session().logits() != plain->logits());
+    }
+  }
+}
