@@ -172,10 +172,11 @@ struct PackedImpl {
   // from token t_off of that tile: each activation broadcast feeds both panels' products,
   // where legacy_tile loads one per product (89 loads per 64 products, 58 here: those loads
   // limit legacy_tile as much as the multiplies do). The same sums as legacy_tile, bit for
-  // bit. 16-lane ISAs and Q8_0 only: 2T sums and 2T accumulators fill the registers from
-  // about 6 tokens on, so a full tile goes in parts of 4, and Q4_0, which would unpack its
-  // nibbles for every 4 tokens instead of 8, gains nothing. The products go weight vector
-  // by weight vector (g outer), so the 2T sums' chains interleave in program order: one
+  // bit. 16-lane ISAs, Q8_0 and Q4_0: 2T sums and 2T accumulators fill the registers from
+  // about 6 tokens on, so a full tile goes in parts of 4 (Q4_0 then unpacks its nibbles for
+  // every 4 tokens instead of 8, and still runs a third faster than one panel at a time on
+  // Zen 5: docs/performance.md). The products go weight vector by weight vector (a pair of
+  // them, Fmt::unpack_pair's, outer), so the 2T sums' chains interleave in program order: one
   // VPDPBUSD waits ~5 cycles for the last, and token by token each chain's 8 products came
   // in a row, leaving the out-of-order window to find the others (5-14 % slower on
   // Sapphire Rapids).
@@ -199,12 +200,19 @@ struct PackedImpl {
       _Pragma("GCC unroll 16")
       for (int t = 0; t < T; ++t) s0[t] = s1[t] = V::bcast32(sa + t);
       _Pragma("GCC unroll 16")
-      for (int g = 0; g < 8; ++g) {
-        const I w0 = dword_row(blk0, 32, g, 0), w1 = dword_row(blk1, 32, g, 0);  // Q8_0::unpack's w[g]
+      for (int k = 0; k < 4; ++k) {
+        I a0, a1, b0, b1;  // Fmt::unpack's w[pair_first(k)] and w[pair_second(k)] of each panel
+        Fmt::unpack_pair(blk0, 0, k, a0, a1);
+        Fmt::unpack_pair(blk1, 0, k, b0, b1);
         _Pragma("GCC unroll 16")
         for (int t = 0; t < T; ++t) {
-          s0[t] = row_dot<Fmt>(s0[t], w0, qa + t * 32 + 4 * g);
-          s1[t] = row_dot<Fmt>(s1[t], w1, qa + t * 32 + 4 * g);
+          s0[t] = row_dot<Fmt>(s0[t], a0, qa + t * 32 + 4 * Fmt::pair_first(k));
+          s1[t] = row_dot<Fmt>(s1[t], b0, qa + t * 32 + 4 * Fmt::pair_first(k));
+        }
+        _Pragma("GCC unroll 16")
+        for (int t = 0; t < T; ++t) {
+          s0[t] = row_dot<Fmt>(s0[t], a1, qa + t * 32 + 4 * Fmt::pair_second(k));
+          s1[t] = row_dot<Fmt>(s1[t], b1, qa + t * 32 + 4 * Fmt::pair_second(k));
         }
       }
       const F dw0 = halves(blk0, 0, 0), dw1 = halves(blk1, 0, 0);
@@ -540,10 +548,11 @@ struct PackedImpl {
     }
   }
 
-  // Panels p and p + 1 of a Q8_0 matrix (16-lane ISAs) over tokens [t_begin, t_end): the
+  // Panels p and p + 1 of a Q8_0 or Q4_0 matrix (16-lane ISAs) over tokens [t_begin, t_end): the
   // full token tiles in parts of kPairTokens through legacy_tile_pair, a last smaller tile
   // panel by panel.
   static constexpr int kPairTokens = 4;
+  template <class Fmt>
   static void run_panel_pair(const PackedMatrix& w, const uint8_t* panel0, const uint8_t* panel1, int64_t first_row,
                              int t_begin, int t_end, const uint8_t* tiled, float* y, int64_t y_stride) {
     constexpr int M = V::kMaxTokens;
@@ -556,29 +565,29 @@ struct PackedImpl {
       const uint8_t* tile = tiled + t0 * per_token;
       _Pragma("GCC unroll 4")
       for (int h = 0; h < M; h += kPairTokens)
-        pair_part<kPairTokens, M>(panel0, panel1, nb, tile, h, t0, first_row, n1, y, y_stride);
+        pair_part<Fmt, kPairTokens, M>(panel0, panel1, nb, tile, h, t0, first_row, n1, y, y_stride);
     }
     switch (t_end - t0) {  // the last tile, smaller than M (a verification batch is one)
       case 0: break;
-      case 1: pair_rest<1>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
-      case 2: pair_rest<2>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
-      case 3: pair_rest<3>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
-      case 4: if constexpr (M > 4) pair_rest<4>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
-      case 5: if constexpr (M > 5) pair_rest<5>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
-      case 6: if constexpr (M > 6) pair_rest<6>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
-      case 7: if constexpr (M > 7) pair_rest<7>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 1: pair_rest<Fmt, 1>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 2: pair_rest<Fmt, 2>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 3: pair_rest<Fmt, 3>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 4: if constexpr (M > 4) pair_rest<Fmt, 4>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 5: if constexpr (M > 5) pair_rest<Fmt, 5>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 6: if constexpr (M > 6) pair_rest<Fmt, 6>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
+      case 7: if constexpr (M > 7) pair_rest<Fmt, 7>(panel0, panel1, nb, tiled + t0 * per_token, t0, first_row, n1, y, y_stride); break;
       default: break;
     }
   }
 
   // Tokens [t_off, t_off + A) of a tile laid out for kTile tokens whose first token is t0,
   // through both panels (legacy_tile_pair), their sums stored in y.
-  template <int A, int kTile>
+  template <class Fmt, int A, int kTile>
   static void pair_part(const uint8_t* panel0, const uint8_t* panel1, int64_t nb, const uint8_t* tile, int t_off,
                         int t0, int64_t first_row, int n1, float* y, int64_t y_stride) {
     F acc0[A], acc1[A];
     for (int t = 0; t < A; ++t) acc0[t] = acc1[t] = V::zero_f();
-    legacy_tile_pair<Q8_0, A, kTile>(panel0, panel1, nb, tile, t_off, acc0, acc1);
+    legacy_tile_pair<Fmt, A, kTile>(panel0, panel1, nb, tile, t_off, acc0, acc1);
     for (int t = 0; t < A; ++t) {
       V::store(y + (t0 + t_off + t) * y_stride + first_row, acc0[t], kRows);
       V::store(y + (t0 + t_off + t) * y_stride + first_row + kRows, acc1[t], n1);
@@ -592,12 +601,12 @@ struct PackedImpl {
   // panels (2T sums and 2T accumulators still fit the 32 registers), more in parts of
   // kPairTokens: a second pass for one token costs nearly what the first did for four.
   static constexpr int kOnePassTokens = 6;
-  template <int T>
+  template <class Fmt, int T>
   static void pair_rest(const uint8_t* panel0, const uint8_t* panel1, int64_t nb, const uint8_t* tile, int t0,
                         int64_t first_row, int n1, float* y, int64_t y_stride) {
     constexpr int A = T <= kOnePassTokens ? T : kPairTokens;
-    pair_part<A, T>(panel0, panel1, nb, tile, 0, t0, first_row, n1, y, y_stride);
-    if constexpr (T > A) pair_part<T - A, T>(panel0, panel1, nb, tile, A, t0, first_row, n1, y, y_stride);
+    pair_part<Fmt, A, T>(panel0, panel1, nb, tile, 0, t0, first_row, n1, y, y_stride);
+    if constexpr (T > A) pair_part<Fmt, T - A, T>(panel0, panel1, nb, tile, A, t0, first_row, n1, y, y_stride);
   }
 
   // kPf: the kind of software prefetch in decode (see prefetch_ahead), or kPrefetchNone.
@@ -646,7 +655,12 @@ struct PackedImpl {
         const int64_t n = w.rows - first_row;  // rows of this panel (> 0)
         if constexpr (L == kRows) {
           if (p + 1 < panel_end && w.type == TensorType::Q8_0) {
-            run_panel_pair(w, panel, panel + panel_bytes, first_row, b0, b1, tiled, y, y_stride);
+            run_panel_pair<Q8_0>(w, panel, panel + panel_bytes, first_row, b0, b1, tiled, y, y_stride);
+            ++p;
+            continue;
+          }
+          if (p + 1 < panel_end && w.type == TensorType::Q4_0) {
+            run_panel_pair<Q4_0>(w, panel, panel + panel_bytes, first_row, b0, b1, tiled, y, y_stride);
             ++p;
             continue;
           }
