@@ -42,8 +42,9 @@
 // engine/decode/chunk_reuse.h): with --typed, what moving the stale suffix instead of
 // recomputing it costs in quality; each run also counts the points whose shown first line
 // differs from the first setting's. Compare them with one --context row. --fim-format sets the
-// prompt order as the daemon's fimFormat does (e.g. `qwen` for prefix first, where a
-// keystroke moves the suffix; the bundled model's file asks for suffix first).
+// prompt order as the daemon's fimFormat does (e.g. `qwen-psm` for prefix first, where a
+// keystroke moves the suffix; the bundled model's file asks for suffix first, which a
+// family name without -psm keeps).
 // --context ROWS (comma-separated, default window; `all` = all four; `both` = window,index)
 // asks at every point with the extra context of each row, each row adding its source to
 // the ones before it, with the daemon's budgets (extraTokens, recentTokens):

@@ -654,13 +654,12 @@ struct PackedImpl {
         const int64_t first_row = p * kRows;
         const int64_t n = w.rows - first_row;  // rows of this panel (> 0)
         if constexpr (L == kRows) {
-          if (p + 1 < panel_end && w.type == TensorType::Q8_0) {
-            run_panel_pair<Q8_0>(w, panel, panel + panel_bytes, first_row, b0, b1, tiled, y, y_stride);
-            ++p;
-            continue;
-          }
-          if (p + 1 < panel_end && w.type == TensorType::Q4_0) {
-            run_panel_pair<Q4_0>(w, panel, panel + panel_bytes, first_row, b0, b1, tiled, y, y_stride);
+          if (p + 1 < panel_end && (w.type == TensorType::Q8_0 || w.type == TensorType::Q4_0)) {
+            const uint8_t* next = panel + panel_bytes;
+            if (w.type == TensorType::Q8_0)
+              run_panel_pair<Q8_0>(w, panel, next, first_row, b0, b1, tiled, y, y_stride);
+            else
+              run_panel_pair<Q4_0>(w, panel, next, first_row, b0, b1, tiled, y, y_stride);
             ++p;
             continue;
           }
