@@ -7,15 +7,20 @@
 // VPDPBUSD and VDPBF16PS rates (peak_rates.cpp) and gives the prefill and attention
 // figures also as shares of them.
 //
-//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,q4_0,...] [--decode-rows N] [--quick] [--quantize-only]
+//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,q4_0,...] [--decode-rows N] [--batches 2,3,4] [--quick] [--quantize-only]
 //
 // --decode-rows N: rows of each decode matrix (default 4,864, the 0.5B model's gate and up;
 // 896 is its wo, 128 its k and v): a matrix-vector product that moves fewer bytes per call
 // pays its start and end more often.
+// --batches N,...: instead of the other tables, stream the decode matrices with batches of N
+// tokens, what verifying a speculative draft of N - 1 tokens reads: GB/s of weights with
+// each kernel, and the time of the batch as a multiple of one token's (1.00x: the draft's
+// rows cost nothing).
 //
 // The machine may be shared: every figure is a median of repeated runs, and the
 // efficiency compares with the bandwidth measured in the same run.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -127,6 +132,7 @@ struct Args {
   bool quick = false;
   bool quantize_only = false;  // just the activation-quantization and attention figures
   int64_t decode_rows = 4864;  // rows of each decode matrix
+  std::vector<int> batches;    // --batches: token counts of the verification table
 };
 
 bool parse(int argc, char** argv, Args* a) {
@@ -197,12 +203,26 @@ bool parse(int argc, char** argv, Args* a) {
         std::fprintf(stderr, "--decode-rows: 1 to 1048576\n");
         return false;
       }
+    } else if (s == "--batches") {
+      a->batches.clear();
+      std::string v = next();
+      for (size_t p = 0; p < v.size();) {
+        size_t e = v.find(',', p);
+        if (e == std::string::npos) e = v.size();
+        const int n = std::atoi(v.substr(p, e - p).c_str());
+        if (n < 1 || n > 64) {
+          std::fprintf(stderr, "--batches: token counts of 1 to 64\n");
+          return false;
+        }
+        a->batches.push_back(n);
+        p = e + 1;
+      }
     } else if (s == "--quick") {
       a->quick = true;
     } else if (s == "--quantize-only") {
       a->quantize_only = true;
     } else {
-      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,...] [--decode-rows N] [--quick] [--quantize-only]\n");
+      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,...] [--decode-rows N] [--batches 2,3,4] [--quick] [--quantize-only]\n");
       return false;
     }
   }
@@ -437,14 +457,85 @@ void print_peak_rates([[maybe_unused]] const CpuFeatures& cpu) {
   std::printf("peak of one core: measured on x86-64 CPUs with AVX-512 VNNI only\n");
 }
 
+// --batches: the decode matrices streamed with one token and with each batch size, each
+// kernel (off/far/near: the prefetch kinds, one figure where they are the same kernel), all
+// taking turns repetition by repetition so that a noisy spell hits them alike. Printed: GB/s
+// of weights, and the time of n tokens over one token's, the fastest kernel of each (the
+// backend times the kinds and keeps the fastest).
+void print_batches(const Args& a, ThreadPool& pool, std::mt19937& rng) {
+  std::vector<int> sizes{1};
+  sizes.insert(sizes.end(), a.batches.begin(), a.batches.end());
+  std::printf("\nsmall batches (verifying a draft of n - 1 tokens): GB/s of weights off/far/near, and the time of\n"
+              "n tokens over one token's, fastest kernel each; matrices of %lld rows\n%-6s",
+              static_cast<long long>(a.decode_rows), "type");
+  for (int n : sizes) std::printf(" %22s", ("n = " + std::to_string(n)).c_str());
+  std::printf("\n");
+  const PackedMatmulFn fns[3] = {a.kernels->matmul, a.kernels->matmul_prefetch, a.kernels->matmul_prefetch_near};
+  const int threads = pool.size();
+  for (TensorType t : a.types) {
+    const int64_t rows = a.decode_rows, cols = bench_cols(t);
+    const size_t one = packed_bytes(t, rows, cols);
+    const size_t want = std::max<size_t>(size_t{256} << 20, 4 * cpu_features().l3_bytes) / (a.quick ? 4 : 1);
+    std::vector<Aligned> mats;
+    for (size_t total = 0; total < want; total += one) mats.push_back(packed_random(t, rows, cols, rng));
+    const int max_n = *std::max_element(sizes.begin(), sizes.end());
+    auto x = random_floats(static_cast<size_t>(cols * max_n), rng);
+    std::vector<float> y(static_cast<size_t>(rows * max_n));
+    std::vector<Aligned> acts;
+    std::vector<QuantizedActs> q;
+    for (int n : sizes) {
+      acts.emplace_back(quantized_acts_bytes(t, cols, n));
+      q.push_back(quantize_acts(t, x.data(), cols, n, cols, acts.back().p));
+    }
+    std::vector<std::array<std::vector<double>, 3>> gbs(sizes.size());
+    for (int rep = 0; rep < (a.quick ? 4 : 10); ++rep) {
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        for (int kind = 0; kind < (prefetch_applies(t, sizes[i]) ? 3 : 1); ++kind) {
+          const int k = rep % 2 == 0 || kind == 0 ? kind : 3 - kind;
+          auto start = Clock::now();
+          for (auto& m : mats) {
+            PackedMatrix pm{t, rows, cols, m.p};
+            pool.run([&](int th) {
+              auto [b, e] = thread_slice(pm.panels(), th, threads);
+              fns[k](pm, q[i], y.data(), rows, b, e);
+            });
+          }
+          const double sec = seconds_since(start);
+          if (rep > 0) gbs[i][static_cast<size_t>(k)].push_back(static_cast<double>(one * mats.size()) / sec / 1e9);
+        }
+      }
+    }
+    std::vector<double> best(sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i)
+      for (auto& v : gbs[i]) best[i] = std::max(best[i], v.empty() ? 0.0 : median(v));
+    std::printf("%-6s", std::string(tensor_type_name(t)).c_str());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      char cell[64];
+      if (!gbs[i][1].empty())
+        std::snprintf(cell, sizeof cell, "%.0f/%.0f/%.0f (%.2fx)", median(gbs[i][0]), median(gbs[i][1]),
+                      median(gbs[i][2]), best[0] / best[i]);
+      else
+        std::snprintf(cell, sizeof cell, "%.0f (%.2fx)", median(gbs[i][0]), best[0] / best[i]);
+      std::printf(" %22s", cell);
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+}
+
 int main(int argc, char** argv) {
   Args a;
   if (!parse(argc, argv, &a)) return 2;
   const CpuFeatures& cpu = cpu_features();
   std::printf("%s", describe(cpu).c_str());
   std::printf("kernels: %s\n", a.kernels->name);
-  print_peak_rates(cpu);
   std::mt19937 rng(42);
+  if (!a.batches.empty()) {
+    ThreadPool pool(a.threads > 0 ? a.threads : static_cast<int>(cpu.physical_cores));
+    print_batches(a, pool, rng);
+    return 0;
+  }
+  print_peak_rates(cpu);
   bench_quantize(a, rng);
   bench_attention(a, rng);
   bench_prefill_attention(a, rng, 0);

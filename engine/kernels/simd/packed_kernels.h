@@ -299,6 +299,73 @@ struct PackedImpl {
     }
   }
 
+  // A few tokens (a speculative draft's verification, T < kMaxTokens) through panels
+  // [panel_begin, panel_end) the way legacy_rows streams one: the slice's blocks in one
+  // pass, each weight vector loaded once and used for the T tokens, in a loop that is not
+  // unrolled, with the decode twins' prefetch (kPf). The tile kernels (two panels at once,
+  // every product unrolled) stream the weights at half the speed or less here: the batch is
+  // too small to pay for their issue width. 16-lane ISAs (2T sums and T accumulators in
+  // registers); the same sums as legacy_tile, bit for bit. `tiled`: the T tokens as one tile
+  // (tile_acts).
+  template <class Fmt, int T, int kPf>
+  static void legacy_rows_batch(const PackedMatrix& w, int64_t panel_begin, int64_t panel_end,
+                                const uint8_t* tiled, float* y, int64_t y_stride) {
+    static_assert(L == kRows);
+    const int64_t nb = w.blocks_per_row();
+    for (int64_t p = panel_begin; p < panel_end; ++p) {
+      const uint8_t* panel = w.data + p * nb * Fmt::kBlockBytes;
+      const int64_t first_row = p * kRows;
+      const int64_t n = w.rows - first_row;
+      F acc[T];
+      _Pragma("GCC unroll 16")
+      for (int t = 0; t < T; ++t) acc[t] = V::zero_f();
+      for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* blk = panel + b * Fmt::kBlockBytes;
+        if constexpr (kPf != kPrefetchNone) prefetch_ahead<Fmt::kBlockBytes, kPf>(blk);
+        const uint8_t* tb = tiled + b * T * kLegacyTokenBytes;
+        const float* da = reinterpret_cast<const float*>(tb + T * 32);
+        const int32_t* sa = reinterpret_cast<const int32_t*>(tb + T * 36);
+        I s[T], s1[T];
+        _Pragma("GCC unroll 16")
+        for (int t = 0; t < T; ++t) {
+          s[t] = V::bcast32(sa + t);
+          s1[t] = V::set1(0);
+        }
+        _Pragma("GCC unroll 1")
+        for (int k = 0; k < 4; ++k) {
+          I w0, w1;
+          Fmt::unpack_pair(blk, 0, k, w0, w1);
+          _Pragma("GCC unroll 16")
+          for (int t = 0; t < T; ++t) {
+            s[t] = row_dot<Fmt>(s[t], w0, tb + t * 32 + 4 * Fmt::pair_first(k));
+            s1[t] = row_dot<Fmt>(s1[t], w1, tb + t * 32 + 4 * Fmt::pair_second(k));
+          }
+        }
+        const F dw = halves(blk, 0, 0);
+        _Pragma("GCC unroll 16")
+        for (int t = 0; t < T; ++t)
+          acc[t] = V::fmadd(V::to_float(V::add(s[t], s1[t])), V::mul(dw, V::set1f(da[t])), acc[t]);
+      }
+      _Pragma("GCC unroll 16")
+      for (int t = 0; t < T; ++t) V::store(y + t * y_stride + first_row, acc[t], n < L ? static_cast<int>(n) : L);
+    }
+  }
+  static constexpr int kRowsBatchMax = ::wafer::kRowsBatchMax;
+  template <class Fmt, int kPf>
+  static bool rows_batch(const PackedMatrix& w, int n_tokens, int64_t panel_begin, int64_t panel_end,
+                         const uint8_t* tiled, float* y, int64_t y_stride) {
+    switch (n_tokens) {
+      case 2: legacy_rows_batch<Fmt, 2, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
+      case 3: legacy_rows_batch<Fmt, 3, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
+      case 4: legacy_rows_batch<Fmt, 4, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
+      case 5: legacy_rows_batch<Fmt, 5, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
+      case 6: legacy_rows_batch<Fmt, 6, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
+      case 7: legacy_rows_batch<Fmt, 7, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
+      case 8: legacy_rows_batch<Fmt, 8, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
+      default: return false;
+    }
+  }
+
   // Copies tokens [t0, t0 + T) of Q8_0 rows x (with their side values) into buf
   // (T * nb * kLegacyTokenBytes bytes) in legacy_tile's layout.
   static void tile_acts(const QuantizedActs& x, int t0, int T, int offset, uint8_t* buf) {
@@ -644,6 +711,16 @@ struct PackedImpl {
       return legacy_rows<Q4_0, kPf>(w, panel_begin, panel_end, tiled, y);
     if (x.n_tokens == 1 && w.type == TensorType::Q5_0)
       return legacy_rows<Q5_0, kPf>(w, panel_begin, panel_end, tiled, y);
+    if constexpr (L == kRows) {
+      if (x.n_tokens > 1 && x.n_tokens <= kRowsBatchMax &&
+          (w.type == TensorType::Q8_0 || w.type == TensorType::Q4_0)) {
+        copy_tokens(0, x.n_tokens);
+        const bool done = w.type == TensorType::Q8_0
+                              ? rows_batch<Q8_0, kPf>(w, x.n_tokens, panel_begin, panel_end, tiled, y, y_stride)
+                              : rows_batch<Q4_0, kPf>(w, x.n_tokens, panel_begin, panel_end, tiled, y, y_stride);
+        if (done) return;
+      }
+    }
     // Token blocks that stay in L2 while the panels stream past (token_block.h).
     const int block = prefill_token_block(x.blocks() * (legacy ? kLegacyTokenBytes : kKTokenBytes), V::kMaxTokens);
     for (int b0 = 0; b0 < x.n_tokens; b0 += block) {

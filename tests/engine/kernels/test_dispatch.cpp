@@ -184,6 +184,19 @@ void check_type(TensorType t, const SimdKernels& k, bool exact, float rel) {
           twin(pm, x, y_pf.data(), stride, split, pm.panels());
           REQUIRE(std::memcmp(y_pf.data(), y.data(), y.size() * sizeof(float)) == 0);
         }
+        // A speculative draft's verification batch gives each token the bits it gets alone
+        // (greedy output with a draft is the model's own).
+        if (n_tokens > 1 && n_tokens <= 9 && k.isa != KernelIsa::AmxBf16 && k.isa != KernelIsa::AmxBf16Model) {
+          const size_t rb = *row_bytes(quant::vec_dot_type(t), static_cast<uint64_t>(cols));
+          for (int tok = 0; tok < n_tokens; ++tok) {
+            AlignedBuf aux1(quantized_acts_bytes(t, cols, 1));
+            QuantizedActs x1 = wrap_quantized_acts(quant::vec_dot_type(t), a.data() + tok * rb, 1, cols, aux1.p);
+            std::vector<float> y1(static_cast<size_t>(rows), -7.f);
+            k.matmul(pm, x1, y1.data(), rows, 0, pm.panels());
+            INFO("token " << tok << " of the batch against alone");
+            REQUIRE(std::memcmp(y1.data(), y.data() + tok * stride, static_cast<size_t>(rows) * sizeof(float)) == 0);
+          }
+        }
         for (int tok = 0; tok < n_tokens; ++tok) {
           for (int64_t row = 0; row < rows; ++row) {
             const float want = ref.y[tok * rows + row], got = y[tok * stride + row];
