@@ -135,13 +135,13 @@ using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64
 // SimdKernels::matmul_prefetch and matmul_prefetch_near differ from matmul only for
 // K-quant weights and token tiles of up to kPrefetchMaxTokens tokens (decode, short verify
 // batches), for Q8_0, Q4_0 and Q5_0 weights and one token, and for Q8_0 and Q4_0 and up to
-// kRowsBatchMax tokens on 16-lane ISAs (the same kernels elsewhere): there they also prefetch
+// kRowsBatchMax tokens: there they also prefetch
 // the weights ahead of the block being read, far (non-temporal, 8 KB ahead) or near (into
 // L1, 1 KB ahead). Which of the three is fastest depends on the machine.
 enum DecodePrefetch : int { kPrefetchNone = 0, kPrefetchFar = 1, kPrefetchNear = 2 };
 inline constexpr int kPrefetchMaxTokens = 4;
-// Batches of 2 to kRowsBatchMax tokens of Q8_0 and Q4_0 weights on 16-lane ISAs stream the
-// weights as one token does (packed_kernels.h, legacy_rows_batch), and prefetch alike.
+// Batches of 2 to kRowsBatchMax tokens of Q8_0 and Q4_0 weights stream the weights as one
+// token does (packed_kernels.h, legacy_rows_batch), and prefetch alike.
 inline constexpr int kRowsBatchMax = 8;
 constexpr bool prefetch_applies(TensorType type, int n_tokens) {
   if (n_tokens == 1 && (type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q5_0))

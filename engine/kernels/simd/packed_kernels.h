@@ -299,55 +299,78 @@ struct PackedImpl {
     }
   }
 
-  // A few tokens (a speculative draft's verification, T < kMaxTokens) through panels
-  // [panel_begin, panel_end) the way legacy_rows streams one: the slice's blocks in one
-  // pass, each weight vector loaded once and used for the T tokens, in a loop that is not
-  // unrolled, with the decode twins' prefetch (kPf). The tile kernels (two panels at once,
-  // every product unrolled) stream the weights at half the speed or less here: the batch is
-  // too small to pay for their issue width. 16-lane ISAs (2T sums and T accumulators in
-  // registers); the same sums as legacy_tile, bit for bit. `tiled`: the T tokens as one tile
-  // (tile_acts).
+  // A few tokens (a speculative draft's verification, 2 to kRowsBatchMax) through panels
+  // [panel_begin, panel_end) the way legacy_rows streams one token: the slice's panels in
+  // order, each weight vector loaded once and used for several tokens, in a loop that is
+  // not unrolled, with the decode twins' prefetch (kPf). The tile kernels (every product
+  // unrolled, two panels at once) stream the weights at half the speed or less there: so
+  // few tokens do not pay for their issue width. A 16-lane ISA takes the T tokens in one
+  // pass over a panel; an 8-lane one (16 vector registers) in passes of up to 4 tokens over
+  // each half of the panel, the first from memory and the others from the cache. `tiled`:
+  // the T tokens as one tile (tile_acts). The same sums as legacy_tile, bit for bit.
+  template <class Fmt, int T, int A, int lane0, int kPf>
+  static void rows_pass(const uint8_t* panel, int64_t nb, const uint8_t* tiled, int t_off, float* y,
+                        int64_t y_stride, int n_lanes) {
+    // Two chains of sums per token while the tokens' chains are too few to hide the VNNI
+    // latency and the registers hold them.
+    constexpr bool kTwo = L == kRows ? A <= 4 : A <= 2;
+    F acc[A];
+    _Pragma("GCC unroll 16")
+    for (int t = 0; t < A; ++t) acc[t] = V::zero_f();
+    for (int64_t b = 0; b < nb; ++b) {
+      const uint8_t* blk = panel + b * Fmt::kBlockBytes;
+      if constexpr (kPf != kPrefetchNone) prefetch_ahead<Fmt::kBlockBytes, kPf>(blk);
+      const uint8_t* tb = tiled + b * T * kLegacyTokenBytes;
+      const uint8_t* qa = tb + t_off * 32;
+      const float* da = reinterpret_cast<const float*>(tb + T * 32) + t_off;
+      const int32_t* sa = reinterpret_cast<const int32_t*>(tb + T * 36) + t_off;
+      I s[A], s1[A];
+      _Pragma("GCC unroll 16")
+      for (int t = 0; t < A; ++t) {
+        s[t] = V::bcast32(sa + t);
+        if constexpr (kTwo) s1[t] = V::set1(0);
+      }
+      _Pragma("GCC unroll 1")
+      for (int k = 0; k < 4; ++k) {
+        I w0, w1;
+        Fmt::unpack_pair(blk, lane0, k, w0, w1);
+        _Pragma("GCC unroll 16")
+        for (int t = 0; t < A; ++t) {
+          s[t] = row_dot<Fmt>(s[t], w0, qa + t * 32 + 4 * Fmt::pair_first(k));
+          if constexpr (kTwo)
+            s1[t] = row_dot<Fmt>(s1[t], w1, qa + t * 32 + 4 * Fmt::pair_second(k));
+          else
+            s[t] = row_dot<Fmt>(s[t], w1, qa + t * 32 + 4 * Fmt::pair_second(k));
+        }
+      }
+      const F dw = halves(blk, 0, lane0);
+      _Pragma("GCC unroll 16")
+      for (int t = 0; t < A; ++t) {
+        const I sum = kTwo ? V::add(s[t], s1[t]) : s[t];
+        acc[t] = V::fmadd(V::to_float(sum), V::mul(dw, V::set1f(da[t])), acc[t]);
+      }
+    }
+    _Pragma("GCC unroll 16")
+    for (int t = 0; t < A; ++t) V::store(y + (t_off + t) * y_stride + lane0, acc[t], n_lanes);
+  }
   template <class Fmt, int T, int kPf>
   static void legacy_rows_batch(const PackedMatrix& w, int64_t panel_begin, int64_t panel_end,
                                 const uint8_t* tiled, float* y, int64_t y_stride) {
-    static_assert(L == kRows);
     const int64_t nb = w.blocks_per_row();
+    constexpr int G = L == kRows || T <= 4 ? T : 4;  // tokens of the first pass
     for (int64_t p = panel_begin; p < panel_end; ++p) {
       const uint8_t* panel = w.data + p * nb * Fmt::kBlockBytes;
       const int64_t first_row = p * kRows;
-      const int64_t n = w.rows - first_row;
-      F acc[T];
-      _Pragma("GCC unroll 16")
-      for (int t = 0; t < T; ++t) acc[t] = V::zero_f();
-      for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t* blk = panel + b * Fmt::kBlockBytes;
-        if constexpr (kPf != kPrefetchNone) prefetch_ahead<Fmt::kBlockBytes, kPf>(blk);
-        const uint8_t* tb = tiled + b * T * kLegacyTokenBytes;
-        const float* da = reinterpret_cast<const float*>(tb + T * 32);
-        const int32_t* sa = reinterpret_cast<const int32_t*>(tb + T * 36);
-        I s[T], s1[T];
-        _Pragma("GCC unroll 16")
-        for (int t = 0; t < T; ++t) {
-          s[t] = V::bcast32(sa + t);
-          s1[t] = V::set1(0);
+      const int n = static_cast<int>(w.rows - first_row < kRows ? w.rows - first_row : kRows);
+      float* yp = y + first_row;
+      rows_pass<Fmt, T, G, 0, kPf>(panel, nb, tiled, 0, yp, y_stride, n < L ? n : L);
+      if constexpr (T > G) rows_pass<Fmt, T, T - G, 0, kPrefetchNone>(panel, nb, tiled, G, yp, y_stride, n < L ? n : L);
+      if constexpr (L < kRows) {  // the panel's second half
+        if (n > L) {
+          rows_pass<Fmt, T, G, L, kPrefetchNone>(panel, nb, tiled, 0, yp, y_stride, n - L);
+          if constexpr (T > G) rows_pass<Fmt, T, T - G, L, kPrefetchNone>(panel, nb, tiled, G, yp, y_stride, n - L);
         }
-        _Pragma("GCC unroll 1")
-        for (int k = 0; k < 4; ++k) {
-          I w0, w1;
-          Fmt::unpack_pair(blk, 0, k, w0, w1);
-          _Pragma("GCC unroll 16")
-          for (int t = 0; t < T; ++t) {
-            s[t] = row_dot<Fmt>(s[t], w0, tb + t * 32 + 4 * Fmt::pair_first(k));
-            s1[t] = row_dot<Fmt>(s1[t], w1, tb + t * 32 + 4 * Fmt::pair_second(k));
-          }
-        }
-        const F dw = halves(blk, 0, 0);
-        _Pragma("GCC unroll 16")
-        for (int t = 0; t < T; ++t)
-          acc[t] = V::fmadd(V::to_float(V::add(s[t], s1[t])), V::mul(dw, V::set1f(da[t])), acc[t]);
       }
-      _Pragma("GCC unroll 16")
-      for (int t = 0; t < T; ++t) V::store(y + t * y_stride + first_row, acc[t], n < L ? static_cast<int>(n) : L);
     }
   }
   static constexpr int kRowsBatchMax = ::wafer::kRowsBatchMax;
@@ -711,15 +734,13 @@ struct PackedImpl {
       return legacy_rows<Q4_0, kPf>(w, panel_begin, panel_end, tiled, y);
     if (x.n_tokens == 1 && w.type == TensorType::Q5_0)
       return legacy_rows<Q5_0, kPf>(w, panel_begin, panel_end, tiled, y);
-    if constexpr (L == kRows) {
-      if (x.n_tokens > 1 && x.n_tokens <= kRowsBatchMax &&
-          (w.type == TensorType::Q8_0 || w.type == TensorType::Q4_0)) {
-        copy_tokens(0, x.n_tokens);
-        const bool done = w.type == TensorType::Q8_0
-                              ? rows_batch<Q8_0, kPf>(w, x.n_tokens, panel_begin, panel_end, tiled, y, y_stride)
-                              : rows_batch<Q4_0, kPf>(w, x.n_tokens, panel_begin, panel_end, tiled, y, y_stride);
-        if (done) return;
-      }
+    if (x.n_tokens > 1 && x.n_tokens <= kRowsBatchMax && (w.type == TensorType::Q8_0 || w.type == TensorType::Q4_0)) {
+      // One tile of all the tokens (tile_acts' layout for T = n_tokens).
+      if (legacy) tile_acts(x, 0, x.n_tokens, legacy_offset(w.type), buf.data());
+      const bool done = w.type == TensorType::Q8_0
+                            ? rows_batch<Q8_0, kPf>(w, x.n_tokens, panel_begin, panel_end, tiled, y, y_stride)
+                            : rows_batch<Q4_0, kPf>(w, x.n_tokens, panel_begin, panel_end, tiled, y, y_stride);
+      if (done) return;
     }
     // Token blocks that stay in L2 while the panels stream past (token_block.h).
     const int block = prefill_token_block(x.blocks() * (legacy ? kLegacyTokenBytes : kKTokenBytes), V::kMaxTokens);
