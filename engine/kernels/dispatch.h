@@ -141,8 +141,9 @@ using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64
 enum DecodePrefetch : int { kPrefetchNone = 0, kPrefetchFar = 1, kPrefetchNear = 2 };
 inline constexpr int kPrefetchMaxTokens = 4;
 // Batches of 2 to kRowsBatchMax tokens of Q8_0 and Q4_0 weights stream the weights as one
-// token does (packed_kernels.h, legacy_rows_batch), and prefetch alike.
-inline constexpr int kRowsBatchMax = 8;
+// token does (packed_kernels.h, legacy_rows_batch), and prefetch alike: up to the default
+// longest draft (EngineOptions::max_draft, 8) and the token before it.
+inline constexpr int kRowsBatchMax = 9;
 constexpr bool prefetch_applies(TensorType type, int n_tokens) {
   if (n_tokens == 1 && (type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q5_0))
     return true;

@@ -385,6 +385,7 @@ struct PackedImpl {
       case 6: legacy_rows_batch<Fmt, 6, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
       case 7: legacy_rows_batch<Fmt, 7, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
       case 8: legacy_rows_batch<Fmt, 8, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
+      case 9: legacy_rows_batch<Fmt, 9, kPf>(w, panel_begin, panel_end, tiled, y, y_stride); return true;
       default: return false;
     }
   }
