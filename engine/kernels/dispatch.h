@@ -133,13 +133,14 @@ using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64
                                 int t_end);
 
 // SimdKernels::matmul_prefetch and matmul_prefetch_near differ from matmul only for
-// K-quant weights and token tiles of up to kPrefetchMaxTokens tokens (decode, short verify
-// batches), for Q8_0, Q4_0 and Q5_0 weights and one token, and for Q8_0 and Q4_0 and up to
-// kRowsBatchMax tokens: there they also prefetch
-// the weights ahead of the block being read, far (non-temporal, 8 KB ahead) or near (into
-// L1, 1 KB ahead). Which of the three is fastest depends on the machine.
+// K-quant weights and batches of up to kPrefetchMaxTokens tokens (decode, and verifying a
+// draft as long as the default longest one), for Q8_0, Q4_0 and Q5_0 weights and one token,
+// and for Q8_0 and Q4_0 and up to kRowsBatchMax tokens: there they also prefetch the
+// weights ahead of the block being read, far (non-temporal, 8 KB ahead) or near (into L1,
+// 1 KB ahead). Which of the three is fastest depends on the machine; a prefill (more
+// tokens) reuses each panel across its token tiles and never prefetches.
 enum DecodePrefetch : int { kPrefetchNone = 0, kPrefetchFar = 1, kPrefetchNear = 2 };
-inline constexpr int kPrefetchMaxTokens = 4;
+inline constexpr int kPrefetchMaxTokens = 9;
 // Batches of 2 to kRowsBatchMax tokens of Q8_0 and Q4_0 weights stream the weights as one
 // token does (packed_kernels.h, legacy_rows_batch), and prefetch alike: up to the default
 // longest draft (EngineOptions::max_draft, 8) and the token before it.

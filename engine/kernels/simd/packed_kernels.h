@@ -39,9 +39,9 @@ struct PackedImpl {
   // ahead may still help (docs/performance.md, "Figures behind the engine's code"). So
   // there are two twins, far and near, and the backend times all three kernels now and then
   // while decoding and uses the fastest (simd_backend.cpp). Prefill reuses each panel
-  // across token tiles, so only K-quant tiles of few tokens prefetch (on an 8-lane ISA, only
-  // in the first pass over a panel), and the one-token loop of Q8_0, Q4_0 and Q5_0
-  // (legacy_rows). Always inlined: GCC deems an out-of-line function that only prefetches
+  // across token tiles, so only K-quant tiles of a verification batch's few tokens prefetch
+  // (on an 8-lane ISA, only in the first pass over a panel), the one-token loop of Q8_0,
+  // Q4_0 and Q5_0 (legacy_rows) and its few-token form (legacy_rows_batch). Always inlined: GCC deems an out-of-line function that only prefetches
   // pure, and deletes the call.
   static constexpr int kPrefetchMaxTokens = ::wafer::kPrefetchMaxTokens;  // tiles up to this size prefetch
   // The two kinds (dispatch.h's DecodePrefetch): far, NTA 8 KB ahead of the block being
@@ -632,9 +632,9 @@ struct PackedImpl {
       case 2: tile_and_store<2, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       case 3: tile_and_store<3, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       case 4: if constexpr (M > 4) tile_and_store<4, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 5: if constexpr (M > 5) tile_and_store<5, lane0, kPrefetchNone>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 6: if constexpr (M > 6) tile_and_store<6, lane0, kPrefetchNone>(w, panel, n_rows, tiled, t0, y, y_stride); break;
-      case 7: if constexpr (M > 7) tile_and_store<7, lane0, kPrefetchNone>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 5: if constexpr (M > 5) tile_and_store<5, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 6: if constexpr (M > 6) tile_and_store<6, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
+      case 7: if constexpr (M > 7) tile_and_store<7, lane0, kPf>(w, panel, n_rows, tiled, t0, y, y_stride); break;
       default: break;
     }
   }
