@@ -41,8 +41,9 @@ struct PackedImpl {
   // while decoding and uses the fastest (simd_backend.cpp). Prefill reuses each panel
   // across token tiles, so only K-quant tiles of a verification batch's few tokens prefetch
   // (on an 8-lane ISA, only in the first pass over a panel), the one-token loop of Q8_0,
-  // Q4_0 and Q5_0 (legacy_rows) and its few-token form (legacy_rows_batch). Always inlined: GCC deems an out-of-line function that only prefetches
-  // pure, and deletes the call.
+  // Q4_0 and Q5_0 (legacy_rows) and its few-token form (legacy_rows_batch). Always
+  // inlined: GCC deems an out-of-line function that only prefetches pure, and deletes the
+  // call.
   static constexpr int kPrefetchMaxTokens = ::wafer::kPrefetchMaxTokens;  // tiles up to this size prefetch
   // The two kinds (dispatch.h's DecodePrefetch): far, NTA 8 KB ahead of the block being
   // read; near, into L1 1 KB ahead.
@@ -736,8 +737,7 @@ struct PackedImpl {
     if (x.n_tokens == 1 && w.type == TensorType::Q5_0)
       return legacy_rows<Q5_0, kPf>(w, panel_begin, panel_end, tiled, y);
     if (x.n_tokens > 1 && x.n_tokens <= kRowsBatchMax && (w.type == TensorType::Q8_0 || w.type == TensorType::Q4_0)) {
-      // One tile of all the tokens (tile_acts' layout for T = n_tokens).
-      if (legacy) tile_acts(x, 0, x.n_tokens, legacy_offset(w.type), buf.data());
+      tile_acts(x, 0, x.n_tokens, legacy_offset(w.type), buf.data());  // one tile of all the tokens
       const bool done = w.type == TensorType::Q8_0
                             ? rows_batch<Q8_0, kPf>(w, x.n_tokens, panel_begin, panel_end, tiled, y, y_stride)
                             : rows_batch<Q4_0, kPf>(w, x.n_tokens, panel_begin, panel_end, tiled, y, y_stride);
