@@ -186,7 +186,7 @@ void check_type(TensorType t, const SimdKernels& k, bool exact, float rel) {
         }
         // A speculative draft's verification batch gives each token the bits it gets alone
         // (greedy output with a draft is the model's own).
-        if (n_tokens > 1 && n_tokens <= 9 && k.isa != KernelIsa::AmxBf16 && k.isa != KernelIsa::AmxBf16Model) {
+        if (n_tokens > 1 && n_tokens <= kRowsBatchMax) {
           const size_t rb = *row_bytes(quant::vec_dot_type(t), static_cast<uint64_t>(cols));
           for (int tok = 0; tok < n_tokens; ++tok) {
             AlignedBuf aux1(quantized_acts_bytes(t, cols, 1));
