@@ -53,24 +53,18 @@ class Run {
   // when cancellation or the budget cut the prefill short.
   bool prefill(const std::vector<TokenId>& prompt, StopReason& why) {
     const auto t0 = Clock::now();
-    const std::vector<int32_t>& cached = s_.tokens();
-    size_t common = 0;
-    while (common < cached.size() && common < prompt.size() && cached[common] == prompt[common]) ++common;
-    // The cache holds exactly this prompt and the logits after it (a prefill-only run, such
-    // as the early prefill during the debounce, left them): nothing to run.
-    if (common == prompt.size() && cached.size() == prompt.size() && s_.logits_follow_cache()) {
-      ctx_.timings.tokens_reused = static_cast<int>(common);
+    // The common prefix stays; spans of the prompt still in the cache further on (the
+    // suffix after a keystroke) are moved, not recomputed. When the cache holds exactly
+    // this prompt and the logits after it (a prefill-only run, such as the early prefill
+    // during the debounce, left them), there is nothing to run.
+    const Session::Reuse reuse = s_.begin_reuse(prompt, ctx_.settings.chunk_reuse_min);
+    const size_t common = reuse.common;
+    const std::vector<ReusedChunk>& chunks = reuse.chunks;
+    ctx_.timings.tokens_reused = static_cast<int>(common);
+    if (reuse.up_to_date) {
       ctx_.timings.prefill_ms = ms_between(t0, Clock::now());
       return true;
     }
-    common = std::min(common, prompt.size() - 1);  // the last token is run for fresh logits
-    // Spans of the prompt still in the cache further on (the suffix after a keystroke):
-    // moved, not recomputed. Their entries are copied aside before anything overwrites them.
-    const std::vector<ReusedChunk> chunks =
-        plan_chunk_reuse(cached, prompt, static_cast<int>(common), ctx_.settings.chunk_reuse_min);
-    if (!chunks.empty()) s_.stash(chunks);
-    s_.truncate(static_cast<int>(common));
-    ctx_.timings.tokens_reused = static_cast<int>(common);
     size_t pos = common;
     for (size_t i = 0; i <= chunks.size(); ++i) {
       const size_t end = i < chunks.size() ? static_cast<size_t>(chunks[i].prompt_pos) : prompt.size();

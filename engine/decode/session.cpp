@@ -65,6 +65,20 @@ Status Session::place_stashed(size_t i) {
   return {};
 }
 
+Session::Reuse Session::begin_reuse(std::span<const int32_t> prompt, int chunk_reuse_min) {
+  Reuse r;
+  while (r.common < tokens_.size() && r.common < prompt.size() && tokens_[r.common] == prompt[r.common]) ++r.common;
+  if (r.common == prompt.size() && tokens_.size() == prompt.size() && logits_follow_cache()) {
+    r.up_to_date = true;
+    return r;
+  }
+  r.common = std::min(r.common, prompt.size() - 1);
+  r.chunks = plan_chunk_reuse(tokens_, prompt, static_cast<int>(r.common), chunk_reuse_min);
+  if (!r.chunks.empty()) stash(r.chunks);
+  truncate(static_cast<int>(r.common));
+  return r;
+}
+
 Result<GenerateResult> Session::generate(std::span<const int32_t> prompt, const GenerateParams& params,
                                          const TokenCallback& on_token) {
   GenerateResult r;

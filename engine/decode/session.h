@@ -74,6 +74,20 @@ class Session {
   void stash(std::span<const ReusedChunk> chunks);
   Status place_stashed(size_t i);
 
+  // The first step of bringing the cache to `prompt` (not empty): keeps the longest common
+  // prefix (all but the last prompt token, which is run again for fresh logits), plans the
+  // chunks found further on (chunk_reuse_min as EngineOptions::chunk_reuse_min, 0: none)
+  // and stashes them, and truncates the cache to the prefix. The caller then runs
+  // prompt[common, chunks[0].prompt_pos), place_stashed(0), and so on to the prompt's end.
+  // `up_to_date`: the cache holds exactly the prompt and the logits after it, and nothing
+  // was changed.
+  struct Reuse {
+    bool up_to_date = false;
+    size_t common = 0;
+    std::vector<ReusedChunk> chunks;
+  };
+  Reuse begin_reuse(std::span<const int32_t> prompt, int chunk_reuse_min);
+
   const std::vector<int32_t>& tokens() const { return tokens_; }
   int context_size() const { return kv_.capacity(); }
   void truncate(int n);  // keeps the first n tokens

@@ -18,15 +18,10 @@ Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<
   // Roll back to the longest common prefix with the history, then run the rest of it (at
   // least the last token, for the logits that follow it), moving the spans found further
   // on in the cache instead of running them.
-  const std::vector<int32_t>& cached = session_.tokens();
-  size_t common = 0;
-  while (common < cached.size() && common < history.size() && cached[common] == history[common]) ++common;
-  if (common == history.size() && cached.size() == history.size() && session_.logits_follow_cache()) return {};
-  common = std::min(common, history.size() - 1);
-  const std::vector<ReusedChunk> chunks = plan_chunk_reuse(cached, history, static_cast<int>(common), chunk_reuse_min_);
-  if (!chunks.empty()) session_.stash(chunks);
-  session_.truncate(static_cast<int>(common));
-  size_t pos = common;
+  const Session::Reuse reuse = session_.begin_reuse(history, chunk_reuse_min_);
+  if (reuse.up_to_date) return {};
+  const std::vector<ReusedChunk>& chunks = reuse.chunks;
+  size_t pos = reuse.common;
   for (size_t i = 0;; ++i) {
     const size_t end = i < chunks.size() ? static_cast<size_t>(chunks[i].prompt_pos) : history.size();
     if (end > pos) {
