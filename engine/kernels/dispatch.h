@@ -140,17 +140,17 @@ using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64
 // 1 KB ahead). Which of the three is fastest depends on the machine; a prefill (more
 // tokens) reuses each panel across its token tiles and never prefetches.
 enum DecodePrefetch : int { kPrefetchNone = 0, kPrefetchFar = 1, kPrefetchNear = 2 };
-inline constexpr int kPrefetchMaxTokens = 9;
 // Batches of 2 to kRowsBatchMax tokens of Q8_0 and Q4_0 weights stream the weights as one
 // token does (packed_kernels.h, legacy_rows_batch), and prefetch alike: up to the default
-// longest draft (EngineOptions::max_draft, 8) and the token before it.
+// longest draft (EngineOptions::max_draft, 8) and the token before it. The K-quants'
+// tiles prefetch for the same batches.
 inline constexpr int kRowsBatchMax = 9;
+inline constexpr int kPrefetchMaxTokens = kRowsBatchMax;
 constexpr bool prefetch_applies(TensorType type, int n_tokens) {
-  if (n_tokens == 1 && (type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q5_0))
-    return true;
-  if (n_tokens <= kRowsBatchMax && (type == TensorType::Q8_0 || type == TensorType::Q4_0)) return true;
+  if (n_tokens == 1 && type == TensorType::Q5_0) return true;
   return n_tokens <= kPrefetchMaxTokens &&
-         (type == TensorType::Q4_K || type == TensorType::Q5_K || type == TensorType::Q6_K);
+         (type == TensorType::Q8_0 || type == TensorType::Q4_0 || type == TensorType::Q4_K ||
+          type == TensorType::Q5_K || type == TensorType::Q6_K);
 }
 
 // One instruction set's kernels. Each per-ISA file fills its table from the shared
