@@ -1,5 +1,7 @@
 #include "engine/engine_local.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -76,9 +78,22 @@ Result<std::unique_ptr<LocalEngine>> LocalEngine::load(const EngineOptions& opti
   return engine;
 }
 
+namespace {
+std::string upper_case(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+}  // namespace
+
 Status LocalEngine::load_draft() {
   const std::string& path = options_.draft_model_path;
-  auto model = Model::load(path_from_utf8(path), kernels::default_backend(options_.amx, options_.amx_bf16), pool_.get());
+  ModelLoadOptions load_options;
+  if (options_.draft_quant == "q4_0") load_options.requantize_to = TensorType::Q4_0;
+  else if (options_.draft_quant == "q5_0") load_options.requantize_to = TensorType::Q5_0;
+  else if (options_.draft_quant != "keep")
+    return make_error("unknown draft weights '" + options_.draft_quant + "' (q4_0, q5_0 or keep)");
+  auto model = Model::load(path_from_utf8(path), kernels::default_backend(options_.amx, options_.amx_bf16),
+                           pool_.get(), load_options);
   if (!model) return make_error("cannot load the draft model " + model.error().message);
   auto tokenizer = tokenizer_from_gguf((*model)->file());
   if (!tokenizer) return make_error("cannot load the draft model '" + path + "': " + tokenizer.error().message);
@@ -96,7 +111,8 @@ Status LocalEngine::load_draft() {
   draft_ = std::make_unique<DraftModel>(std::move(*draft));
   const ModelConfig& c = draft_weights_->config();
   info_.draft_model = (!c.name.empty() ? c.name : utf8_from_path(path_from_utf8(path).filename())) + ", " +
-                      std::to_string(parameter_count(draft_weights_->file())) + " parameters";
+                      std::to_string(parameter_count(draft_weights_->file())) + " parameters" +
+                      (draft_weights_->requantized_matrices() > 0 ? ", weights read as " + upper_case(options_.draft_quant) : "");
   return {};
 }
 

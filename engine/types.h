@@ -40,6 +40,12 @@ struct EngineOptions {
   // model, that drafts tokens for the model to verify (engine/decode/speculation/draft_model.h); "" none.
   // A mismatched vocabulary fails the load. Its KV cache has context_length tokens too.
   std::string draft_model_path;
+  // The draft model's weights: "q5_0" or "q4_0" reads its matrices stored with more bits
+  // per weight (Q8_0, F16, Q6_K ...) as that type, requantized at load: a Q8_0 draft then
+  // drafts in about two thirds or a little over half of the time, and agrees with itself as
+  // stored at most tokens (engine/model/requantize.h); "keep": as stored. Another value
+  // fails the load.
+  std::string draft_quant = "q5_0";
   // Reuse cached spans of at least this many tokens that moved (e.g. the suffix after a
   // keystroke) by shifting their keys instead of recomputing them; 0: off (the daemon's
   // chunkReuse sets it, 32 by default). Approximate: see engine/decode/chunk_reuse.h.

@@ -1,7 +1,7 @@
 // Draft-model speculative decoding at set acceptance rates.
 //
 //   bench_draft [--shape 1.5b|7b] [--draft-shape 0.5b] [--threads N] [--predict N]
-//               [--weights q8_0|q4_0|q4_k_m] [--draft-weights q8_0|q4_0|q4_k_m]
+//               [--weights q8_0|q4_0|q4_k_m] [--draft-weights q8_0|q4_0|q4_k_m] [--draft-quant q4_0|keep]
 //               [--repeats N] [--prompts N] [--accept 0.5,0.7,0.9] [--max-draft N]
 //               [--file SOURCE] [--kv-type f16|f32|q8_0] [--json]
 //
@@ -41,6 +41,7 @@ struct Options {
   std::string shape = "1.5b", draft_shape = "0.5b", file = "/usr/lib/python3.11/textwrap.py";
   std::string kv_type = "f16";  // the daemon's default
   std::string weights = "q8_0", draft_weights = "q8_0";
+  std::string draft_quant = EngineOptions{}.draft_quant;  // how the engine reads the draft's weights
   int threads = 2, predict = 16, repeats = 5, prompts = 4, max_draft = 8;
   std::vector<double> accept{0.5, 0.7, 0.9};
   bool json = false;
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
     else if (a == "--draft-shape") o.draft_shape = value();
     else if (a == "--weights") o.weights = value();
     else if (a == "--draft-weights") o.draft_weights = value();
+    else if (a == "--draft-quant") o.draft_quant = value();
     else if (a == "--threads") o.threads = std::atoi(value().c_str());
     else if (a == "--predict") o.predict = std::atoi(value().c_str());
     else if (a == "--repeats") o.repeats = std::atoi(value().c_str());
@@ -127,6 +129,7 @@ int main(int argc, char** argv) {
   EngineOptions eo;
   eo.model_path = *target;
   eo.draft_model_path = *draft;
+  eo.draft_quant = o.draft_quant;
   eo.threads = o.threads;
   eo.context_length = 2048;
   eo.max_draft = o.max_draft;
@@ -175,9 +178,9 @@ int main(int argc, char** argv) {
   const double base = median(rows[0].tps);
   if (o.json) {
     std::printf("{\"shape\":\"%s\",\"weights\":\"%s\",\"draft_shape\":\"%s\",\"draft_weights\":\"%s\","
-                "\"threads\":%d,\"predict\":%d,\"repeats\":%d,\"prompts\":%d,\"max_draft\":%d,\"rows\":[",
-                o.shape.c_str(), o.weights.c_str(), o.draft_shape.c_str(), o.draft_weights.c_str(), o.threads, o.predict,
-                o.repeats, o.prompts, o.max_draft);
+                "\"draft_quant\":\"%s\",\"threads\":%d,\"predict\":%d,\"repeats\":%d,\"prompts\":%d,\"max_draft\":%d,\"rows\":[",
+                o.shape.c_str(), o.weights.c_str(), o.draft_shape.c_str(), o.draft_weights.c_str(),
+                o.draft_quant.c_str(), o.threads, o.predict, o.repeats, o.prompts, o.max_draft);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("%s{\"p\":%s,\"tokens_per_s\":%.2f,\"ratio\":%.3f,\"accepted\":%d,\"proposed\":%d,"
@@ -189,8 +192,10 @@ int main(int argc, char** argv) {
     std::printf("]}\n");
     return 0;
   }
-  std::printf("%s %s model, %s %s draft, %d threads, %d-token suggestions, median of %d runs (%d prompts x %d)\n",
-              o.shape.c_str(), o.weights.c_str(), o.draft_shape.c_str(), o.draft_weights.c_str(), o.threads, o.predict,
+  std::printf("%s %s model, %s %s draft (read as %s), %d threads, %d-token suggestions, median of %d runs (%d "
+              "prompts x %d)\n",
+              o.shape.c_str(), o.weights.c_str(), o.draft_shape.c_str(), o.draft_weights.c_str(),
+              o.draft_quant == "keep" ? "stored" : o.draft_quant.c_str(), o.threads, o.predict,
               o.repeats * o.prompts, o.prompts, o.repeats);
   std::printf("%-14s %10s %7s %18s %12s %10s\n", "", "tokens/s", "ratio", "drafts accepted", "draft time", "identical");
   for (const Row& r : rows) {

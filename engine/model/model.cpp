@@ -5,6 +5,7 @@
 
 #include "engine/base/path_utf8.h"
 #include "engine/model/arch.h"
+#include "engine/model/requantize.h"
 #include "engine/runtime/memory_lock.h"
 #include "engine/quant/quant.h"
 #include "engine/quant/quant_repack.h"
@@ -53,18 +54,32 @@ std::vector<float> read_vector(const GgufTensor& t) {
   return out;
 }
 
+// Packs a weight matrix for the backend, first requantized when asked and smaller.
+Result<kernels::PackedMatrix> pack_weight(const kernels::MatrixView& w, const kernels::Backend& backend,
+                                          ThreadPool* pool, const ModelLoadOptions& options, int& requantized) {
+  if (!requantize_shrinks(w.type, options.requantize_to, w.cols)) return backend.pack(w, pool);
+  auto q = requantize(w, options.requantize_to, pool);
+  if (!q) return q.error();
+  ++requantized;
+  auto p = backend.pack(q->view, pool);
+  if (!p) return p.error();
+  if (p->layout == 0) p->owned = q->owned;  // the kernel reads the requantized rows themselves
+  return p;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Model>> Model::load(const std::filesystem::path& path, const kernels::Backend& backend,
-                                           ThreadPool* pool) {
+                                           ThreadPool* pool, const ModelLoadOptions& options) {
   auto file = GgufFile::open(path);
   if (!file) return file.error();
-  auto model = bind(std::move(*file), backend, pool);
+  auto model = bind(std::move(*file), backend, pool, options);
   if (!model) return make_error(utf8_from_path(path) + ": " + model.error().message);
   return model;
 }
 
-Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend& backend, ThreadPool* pool) {
+Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend& backend, ThreadPool* pool,
+                                           const ModelLoadOptions& options) {
   std::unique_ptr<Model> m(new Model(std::move(file)));
   auto config = read_model_config(m->file_);
   if (!config) return config.error();
@@ -93,7 +108,7 @@ Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend
       kernels::PackedMatrix packed;
       std::vector<float> vec;
       if (spec.matrix) {
-        auto p = backend.pack(view_of(*t), pool);
+        auto p = pack_weight(view_of(*t), backend, pool, options, m->requantized_);
         if (!p) return tensor_error(name, p.error().message);
         packed = std::move(*p);
       } else if (spec.ne1 == Dim::kNone) {
@@ -120,7 +135,7 @@ Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend
     }
   }
   if (!m->output_.data) {  // tied: the logits reuse the embedding matrix
-    auto p = backend.pack(m->token_embd_, pool);
+    auto p = pack_weight(m->token_embd_, backend, pool, options, m->requantized_);
     if (!p) return tensor_error("token_embd.weight", p.error().message + " (as the tied output)");
     m->output_ = std::move(*p);
   }

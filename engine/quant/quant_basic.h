@@ -1,6 +1,7 @@
 // Quantization from float to the Q8_0 and Q4_0 block formats, bit-exact with ggml's
 // reference quantize_row_q8_0_ref / quantize_row_q4_0_ref, so files wafer writes hold the
-// same bytes llama-quantize would. Used by the GGUF writer (tests, tools), not at inference.
+// same bytes llama-quantize would. Used by the GGUF writer (tests, tools) and to read a draft
+// model's weights as Q4_0 (engine/model/requantize.h), not per token.
 //
 // Q8_0 block (34 bytes, 32 values): f16 d = max|x| / 127, then int8 q[i] = round(x[i] / d).
 // Q4_0 block (18 bytes, 32 values): f16 d = m / -8 where m is the value of largest

@@ -26,6 +26,7 @@ struct Options {
   // Model and engine (lsp, complete, generate, info, tokenize, bench).
   std::string model;
   std::string draft_model;            // speculative decoding's draft model: path or catalogue name ("" none)
+  std::string draft_quant = "q5_0";   // the draft's weights: q5_0 or q4_0 (requantized at load) or keep
   int threads = 0;                    // 0: one per physical core
   int context = 4096;
   std::string kv_type = "f16";        // KV cache elements: f16, f32 or q8_0 (engine/compute/kv_cache.h)
