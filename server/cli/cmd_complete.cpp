@@ -135,10 +135,14 @@ int run_complete(const Options& o) {
   const Clock::time_point load_start = Clock::now();
   EngineOptions eo = engine_options(o);
   eo.model_path = choice->path;
-  Result<std::string> draft = resolve_draft_model(o.draft_model, default_model_search());
+  Result<std::string> draft = resolve_draft_model(o.draft_model, *choice, default_model_search());
   if (!draft) return fail("the draft model: " + draft.error().message);
   eo.draft_model_path = *draft;
   Result<std::unique_ptr<Engine>> engine = load_engine(eo);
+  if (!engine && o.draft_model.empty() && !eo.draft_model_path.empty()) {
+    eo.draft_model_path.clear();  // the catalogue's draft, not a setting's: complete without it
+    engine = load_engine(eo);
+  }
   if (!engine) return fail(engine.error().message);  // names the file
   const double load_ms = ms_since(load_start);
   const ModelInfo& model = (*engine)->info();
@@ -205,6 +209,7 @@ int run_complete(const Options& o) {
         {"mode", prepared.mode == Mode::kSingleLine ? "single_line" : "multi_line"},
         {"filters", pp.fired},
         {"model", {{"name", model.name}, {"path", choice->path}, {"source", to_string(choice->source)}}},
+        {"draft_model", model.draft_model},
         {"load_ms", load_ms},
         {"first_token_ms", first_ms},
         {"total_ms", total_ms},
@@ -219,6 +224,7 @@ int run_complete(const Options& o) {
   std::fflush(stdout);
   std::fprintf(stderr, "%smodel: %s\n", pp.text.empty() ? "(no suggestion at this position)\n" : "",
                describe_choice(*choice, model.name).c_str());
+  if (!model.draft_model.empty()) std::fprintf(stderr, "draft model: %s\n", model.draft_model.c_str());
   std::fprintf(stderr, "time: first token %.1f ms, end %.1f ms (%d prompt tokens, %d generated; model load %.0f ms)\n",
                first_ms, total_ms, t.tokens_prefilled + t.tokens_reused, t.tokens_generated, load_ms);
   if (confidence.tokens > 0)

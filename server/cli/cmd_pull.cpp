@@ -172,8 +172,8 @@ int run_pull(const Options& o) {
   if (draft)
     std::fprintf(stderr,
                  "wafer pull: %s drafts for this model (faster greedy suggestions, the same text): wafer pull %s "
-                 "--with-draft, then set draftModel to %s\n",
-                 draft->name.c_str(), model->name.c_str(), draft->name.c_str());
+                 "--with-draft, and wafer uses it with this model by itself\n",
+                 draft->name.c_str(), model->name.c_str());
   return kExitOk;
 }
 

@@ -59,11 +59,14 @@ const std::vector<Setting> kTable = {
              "`wafer lsp` needs a code model with fill-in-the-middle tokens. Unset: the largest catalogue model "
              "already pulled, else the bundled model"},
     {.flag = "--draft-model", .key = "draftModel", .commands = "lsp complete bench", .kind = String,
-     .field = &Options::draft_model, .reload = Reload::Engine, .metavar = "PATH|NAME", .def = "none",
+     .field = &Options::draft_model, .reload = Reload::Engine, .metavar = "PATH|NAME|none",
+     .def = "see below",
      .help = "a small model of the same vocabulary as the model (e.g. Qwen2.5-Coder-0.5B for 1.5B or 7B) that "
              "drafts tokens for the model to verify in one pass: faster greedy suggestions when they agree, the "
              "same text always (drafting pauses, but for one step in eight, while they do not); a path or a "
-             "catalogue name, as `model`. Unset: prompt-lookup drafts only"},
+             "catalogue name, as `model`. Unset: the catalogue's draft for the model when the model is a "
+             "catalogue model and its draft was pulled too (`wafer pull NAME --with-draft`), else none; `none`: "
+             "prompt-lookup drafts only"},
     {.flag = "--draft-quant", .key = "draftQuant", .commands = "lsp complete bench", .kind = Choice,
      .field = &Options::draft_quant, .choices = "q5_0 q4_0 keep", .reload = Reload::Engine, .metavar = "Q",
      .def = "q5_0",

@@ -88,8 +88,20 @@ Result<std::string> expand_user_path(std::string_view in) {
   return out;
 }
 
-Result<std::string> resolve_draft_model(const std::string& setting, const ModelSearch& search) {
-  if (setting.empty()) return std::string();
+Result<std::string> resolve_draft_model(const std::string& setting, const ModelChoice& chosen,
+                                        const ModelSearch& search) {
+  if (setting == kNoDraftModel) return std::string();
+  if (setting.empty()) {
+    // The catalogue pairs the model with a draft, and the draft was pulled: use it.
+    if (chosen.catalogue_name.empty()) return std::string();
+    Result<Catalog> catalog = model_catalog();
+    if (!catalog) return std::string();
+    const CatalogModel* model = catalog->find(chosen.catalogue_name);
+    const CatalogModel* draft = model && !model->draft.empty() ? catalog->find(model->draft) : nullptr;
+    Result<fs::path> dir = model_cache_dir(search.cache_dir);
+    if (!draft || !dir || !is_file(*dir / draft->file)) return std::string();
+    return utf8_from_path(*dir / draft->file);
+  }
   Result<std::string> expanded = expand_user_path(setting);
   if (!expanded) return expanded.error();
   return resolve_model_path(*expanded, search.cache_dir);

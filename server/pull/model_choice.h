@@ -50,9 +50,13 @@ Result<std::string> expand_user_path(std::string_view path);
 // an error saying what to do.
 Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& search);
 
-// The file of a `draftModel` setting: expanded, then resolved like resolve_model_path() (a
-// path, or a catalogue name meaning its download); "" stays "" (no draft model).
-Result<std::string> resolve_draft_model(const std::string& setting, const ModelSearch& search);
+// The file of a `draftModel` setting for the chosen model: expanded, then resolved like
+// resolve_model_path() (a path, or a catalogue name meaning its download); "none": ""
+// (no draft model); "" (unset): the catalogue's draft for the chosen catalogue model when
+// it is in the pull cache (`wafer pull NAME --with-draft`), else "".
+inline constexpr std::string_view kNoDraftModel = "none";
+Result<std::string> resolve_draft_model(const std::string& setting, const ModelChoice& chosen,
+                                        const ModelSearch& search);
 
 // The chosen model in a few words, "NAME (PATH)", with where it came from and, for the
 // bundled model, how to get a better one (for the daemon's message and `wafer complete`).

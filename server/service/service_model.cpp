@@ -82,13 +82,18 @@ void CompletionService::load_model() {
         *choice = *chosen;
         EngineOptions resolved = eo;
         resolved.model_path = chosen->path;
-        Result<std::string> draft = resolve_draft_model(eo.draft_model_path, default_model_search());
+        Result<std::string> draft = resolve_draft_model(eo.draft_model_path, *chosen, default_model_search());
         if (!draft) {
           loaded->emplace(make_error("the draft model: " + draft.error().message));
           return;
         }
         resolved.draft_model_path = *draft;
         Result<std::unique_ptr<Engine>> r = load_engine(resolved);
+        if (!r && eo.draft_model_path.empty() && !resolved.draft_model_path.empty()) {
+          // The draft came with the catalogue model, not from a setting: serve without it.
+          resolved.draft_model_path.clear();
+          r = load_engine(resolved);
+        }
         if (r) loaded->emplace(std::shared_ptr<Engine>(std::move(r).value()));
         else loaded->emplace(r.error());
       },

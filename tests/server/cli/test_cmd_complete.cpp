@@ -1,6 +1,7 @@
 // Drives the real `wafer complete FILE:LINE:COL` on the bundled model: the suggestion on
 // stdout with the model and timings on stderr, --json, the same answer as the daemon gives
-// for the same document and position, and one-line errors.
+// for the same document and position, and one-line errors; and a pulled catalogue model
+// with the draft the catalogue pairs it with.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/fixtures/synthetic_model.h"
 #include "tests/support/lsp_client.h"
 #include "tests/support/testing.h"
 
@@ -93,6 +95,49 @@ TEST_CASE("wafer complete: a suggestion from the bundled model, with the model a
   test::WaferRun mid = test::run_wafer("complete " + quoted(dir / "shapes.py") + ":2:12 --threads 1 --json");
   REQUIRE(mid.status == 0);
   CHECK(json::parse(mid.out)["mode"] == "single_line");
+}
+
+TEST_CASE("wafer complete: a pulled catalogue model drafts with its pulled draft unless told otherwise",
+          "[cli][complete][draft_model]") {
+  test::TempDir dir;
+  test::ScopedEnv cache_home("XDG_CACHE_HOME", (dir / "cache").string().c_str());
+  const fs::path models = dir / "cache" / "wafer" / "models";
+  fs::create_directories(models);
+  SyntheticModelSpec spec;  // the same vocabulary, other weights and depth
+  spec.seed = 1;
+  REQUIRE(write_synthetic_model(spec, models / "big.gguf").ok());
+  spec.seed = 2;
+  spec.n_layer = 1;
+  REQUIRE(write_synthetic_model(spec, models / "small.gguf").ok());
+  const std::string digest(64, '0');  // choosing a pulled file reads no digest
+  test::write_file(dir / "team.txt", "small 1 " + digest + " https://models.example/small.gguf\n" +
+                                         "big 1 " + digest + " https://models.example/big.gguf draft=small\n");
+  test::ScopedEnv catalog("WAFER_CATALOG", (dir / "team.txt").string().c_str());
+  test::write_file(dir / "shapes.py", kSample);
+  const std::string at = quoted(dir / "shapes.py") + ":11:12 --threads 1 --max-tokens 4 --json";
+
+  // Unset: the most capable pulled model, with the draft the catalogue pairs it with, read
+  // as Q5_0; the same text as without it.
+  test::WaferRun paired = test::run_wafer("complete " + at);
+  INFO(paired.err);
+  REQUIRE(paired.status == 0);
+  const json with = json::parse(paired.out);
+  CHECK(with["model"]["path"] == (models / "big.gguf").string());
+  CHECK_THAT(with["draft_model"].get<std::string>(), Catch::EndsWith("parameters, weights read as Q5_0"));
+  test::WaferRun none = test::run_wafer("complete " + at + " --draft-model none");
+  REQUIRE(none.status == 0);
+  const json without = json::parse(none.out);
+  CHECK(without["draft_model"] == "");
+  CHECK(without["suggestion"] == with["suggestion"]);
+  // Named: that draft, as stored with --draft-quant keep.
+  test::WaferRun named = test::run_wafer("complete " + at + " --draft-model small --draft-quant keep");
+  REQUIRE(named.status == 0);
+  CHECK_THAT(json::parse(named.out)["draft_model"].get<std::string>(), Catch::EndsWith(" parameters"));
+  // The draft not pulled: no draft. A model that is no catalogue model: no draft.
+  fs::rename(models / "small.gguf", dir / "small.gguf");
+  CHECK(json::parse(test::run_wafer("complete " + at).out)["draft_model"] == "");
+  test::WaferRun by_path = test::run_wafer("complete " + at + " --model " + quoted(models / "big.gguf"));
+  CHECK(json::parse(by_path.out)["draft_model"] == "");
 }
 
 TEST_CASE("wafer complete answers what the daemon answers at the same position", "[cli][complete]") {

@@ -113,6 +113,53 @@ TEST_CASE("model choice: the setting, then the best pulled model, then the bundl
   CHECK_FALSE(choose_model("$WAFER_TEST_NOT_SET_ANYWHERE/m.gguf", search).ok());
 }
 
+TEST_CASE("draft model: the setting, else the catalogue's draft of the chosen model when pulled", "[pull][choice]") {
+  ScopedEnv catalog_env("WAFER_CATALOG", nullptr);
+  test::TempDir dir;
+  ModelSearch search;
+  search.cache_dir = (dir / "cache").string();
+  const Catalog catalogue = builtin_catalog();
+  // A catalogue model with a draft, and the draft (which has none of its own).
+  const CatalogModel* big = nullptr;
+  for (const CatalogModel& m : catalogue.models)
+    if (!m.draft.empty()) big = &m;
+  REQUIRE(big != nullptr);
+  const CatalogModel* small = catalogue.find(big->draft);
+  REQUIRE(small != nullptr);
+  REQUIRE(small->draft.empty());
+  const std::string big_path = (dir / "cache" / big->file).string(), small_path = (dir / "cache" / small->file).string();
+
+  touch(big_path);
+  auto chosen = choose_model("", search);
+  REQUIRE(chosen.ok());
+  REQUIRE(chosen->catalogue_name == big->name);
+  CHECK(*resolve_draft_model("", *chosen, search) == "");  // its draft was not pulled
+  touch(small_path + ".part");
+  CHECK(*resolve_draft_model("", *chosen, search) == "");  // nor finished
+  touch(small_path);
+  chosen = choose_model("", search);
+  REQUIRE(chosen->catalogue_name == big->name);  // still the most capable
+  CHECK(*resolve_draft_model("", *chosen, search) == small_path);
+  CHECK(*resolve_draft_model(std::string(kNoDraftModel), *chosen, search) == "");
+  // Named in the setting: the same rule.
+  auto named = choose_model(big->name, search);
+  REQUIRE(named.ok());
+  CHECK(*resolve_draft_model("", *named, search) == small_path);
+  // The draft itself, or a model given by path, has no draft of its own.
+  auto drafting = choose_model(small->name, search);
+  REQUIRE(drafting.ok());
+  CHECK(*resolve_draft_model("", *drafting, search) == "");
+  touch(dir / "mine.gguf");
+  auto mine = choose_model((dir / "mine.gguf").string(), search);
+  REQUIRE(mine.ok());
+  CHECK(*resolve_draft_model("", *mine, search) == "");
+  // A setting wins: a path as given, a catalogue name as its download, a missing name fails.
+  CHECK(*resolve_draft_model((dir / "d.gguf").string(), *mine, search) == (dir / "d.gguf").string());
+  CHECK(*resolve_draft_model(small->name, *mine, search) == small_path);
+  for (const CatalogModel& m : catalogue.models)
+    if (&m != big && &m != small) CHECK_FALSE(resolve_draft_model(m.name, *mine, search).ok());  // not pulled
+}
+
 TEST_CASE("model choice with $WAFER_CATALOG: the file's models are looked for in the cache", "[pull][choice]") {
   test::TempDir dir;
   ModelSearch search;
