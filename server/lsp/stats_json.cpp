@@ -28,6 +28,7 @@ json stats_json(const Stats& stats, const ServiceStatus& status, const Options& 
   s["engine_busy"] = status.engine_busy;
   if (const ModelInfo* m = status.model) {
     s["model"] = {{"name", m->name}, {"architecture", m->architecture}};
+    if (!m->draft_model.empty()) s["model"]["draft"] = m->draft_model;  // "NAME, N parameters[, weights read as T]"
     if (status.model_choice) {  // the local engine's file, and why it was chosen (setting, cache, bundled)
       s["model"]["path"] = status.model_choice->path;
       s["model"]["source"] = to_string(status.model_choice->source);

@@ -62,12 +62,15 @@ void CompletionService::load_model() {
   using Loaded = std::optional<Result<std::shared_ptr<Engine>>>;
   auto loaded = std::make_shared<Loaded>();
   auto choice = std::make_shared<std::optional<ModelChoice>>();
+  // The draft model's file, and why the one the catalogue pairs with the model was left out.
+  auto draft_path = std::make_shared<std::string>();
+  auto draft_error = std::make_shared<std::string>();
   EngineOptions eo = options_.model.engine;
   std::string fake = options_.model.fake_engine;
   auto t0 = std::chrono::steady_clock::now();
   model_loading_ = true;
   scheduler_->run_on_engine_thread(
-      [loaded, choice, eo, fake] {
+      [loaded, choice, draft_path, draft_error, eo, fake] {
         if (!fake.empty()) {
           loaded->emplace(make_scripted_engine(fake));
           return;
@@ -91,13 +94,15 @@ void CompletionService::load_model() {
         Result<std::unique_ptr<Engine>> r = load_engine(resolved);
         if (!r && eo.draft_model_path.empty() && !resolved.draft_model_path.empty()) {
           // The draft came with the catalogue model, not from a setting: serve without it.
+          *draft_error = "the draft model " + resolved.draft_model_path + " is left out: " + r.error().message;
           resolved.draft_model_path.clear();
           r = load_engine(resolved);
         }
+        *draft_path = resolved.draft_model_path;
         if (r) loaded->emplace(std::shared_ptr<Engine>(std::move(r).value()));
         else loaded->emplace(r.error());
       },
-      [this, loaded, choice, generation, what, t0, alive = alive_] {
+      [this, loaded, choice, draft_path, draft_error, generation, what, t0, alive = alive_] {
         if (!*alive || generation != load_generation_) return;
         model_loading_ = false;
         std::string error;
@@ -126,6 +131,12 @@ void CompletionService::load_model() {
         log_.info("model loaded: " + (*choice ? (*choice)->path : what) + " (" + std::to_string(static_cast<int>(ms)) +
                   " ms)");
         served_model_ = *choice;
+        served_draft_ = *draft_path;
+        if (!draft_error->empty()) {
+          log_.warn(*draft_error);
+          events_.show(ServiceEvents::Level::kWarning, "wafer: " + *draft_error);
+        }
+        if (const std::string& d = engine->info().draft_model; !d.empty()) log_.info("draft model: " + d);
         // Which model serves, once per model: users who set none learn what they got and,
         // with the bundled one, how to get a better one.
         if (served_model_ && served_model_->path != announced_model_) {
@@ -147,7 +158,11 @@ void CompletionService::load_model() {
 void CompletionService::models_changed() {
   if (!started_ || options_.model.backend != "local" || !options_.model.fake_engine.empty()) return;
   Result<ModelChoice> chosen = choose_model(options_.model.engine.model_path, default_model_search());
-  if (chosen && served_model_ && chosen->path == served_model_->path) return;
+  // The same model with the same draft (one pulled since joins it): nothing to do.
+  if (chosen && served_model_ && chosen->path == served_model_->path) {
+    Result<std::string> draft = resolve_draft_model(options_.model.engine.draft_model_path, *chosen, default_model_search());
+    if (!draft || *draft == served_draft_) return;
+  }
   log_.info("the models changed: choosing the model again");
   load_model();
 }

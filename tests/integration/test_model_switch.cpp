@@ -1,7 +1,8 @@
 // The model an editor pulls while the daemon serves the bundled one: `wafer lsp` with no
 // model setting serves the bundled model and names the catalogue model to offer; after a
 // model lands in the pull cache, `wafer/modelsChanged` makes the daemon choose again and
-// load it, without a restart. The pull cache is a temporary XDG_CACHE_HOME.
+// load it, without a restart; so does the draft the catalogue pairs it with. The pull cache
+// is a temporary XDG_CACHE_HOME.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -72,5 +73,21 @@ TEST_CASE("model switch: a model pulled while the bundled one serves takes over 
   CHECK(model["source"] == "cache");
   CHECK(model["path"] == file.string());
   CHECK_FALSE(model.contains("suggested"));
+  CHECK_FALSE(model.contains("draft"));
+
+  // The model the catalogue pairs with it as its draft appears too (`wafer pull NAME
+  // --with-draft`): the same model, now drafted for.
+  const wafer::CatalogModel* draft = catalog.find(pulled->draft);
+  REQUIRE(draft);
+  spec.n_layer = 1;
+  spec.seed = 5;
+  REQUIRE(wafer::write_synthetic_model(spec, (file.parent_path() / std::string(draft->file)).string()));
+  c.notify("wafer/modelsChanged", nullptr);
+  REQUIRE(c.wait_for(is_model_loaded, 60000));
+  model = c.request("wafer/stats", nullptr)["result"]["model"];
+  CHECK(model["path"] == file.string());
+  CHECK_THAT(model.value("draft", ""), Catch::EndsWith("parameters, weights read as Q5_0"));
+  c.notify("wafer/modelsChanged", nullptr);  // nothing new: nothing loads
+  CHECK(c.request("wafer/stats", nullptr)["result"]["model"].value("draft", "") == model["draft"]);
   CHECK(c.shutdown_and_exit() == 0);
 }
