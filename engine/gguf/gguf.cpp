@@ -109,6 +109,10 @@ const GgufTensor* GgufFile::tensor(std::string_view name) const {
   return it == tensor_index_.end() ? nullptr : &tensors_[it->second];
 }
 
+void GgufFile::release(const GgufTensor& t) const {
+  if (mapping_ && t.data && t.n_bytes > 0) platform::release_file_pages(t.data, static_cast<size_t>(t.n_bytes));
+}
+
 namespace {
 
 Error missing(std::string_view key) { return make_error("gguf: missing key '" + std::string(key) + "'"); }

@@ -148,6 +148,10 @@ class GgufFile {
   // --- tensors ---
   const std::vector<GgufTensor>& tensors() const { return tensors_; }
   const GgufTensor* tensor(std::string_view name) const;  // nullptr when absent
+  // Drops a tensor's pages from this process's resident memory when the file is mapped
+  // (platform::release_file_pages; reading the tensor again faults them back in); nothing
+  // for a caller's buffer. For tensors whose values were copied out (repacked weights).
+  void release(const GgufTensor& t) const;
 
  private:
   GgufFile();

@@ -111,6 +111,9 @@ Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend
         auto p = pack_weight(view_of(*t), backend, pool, options, m->requantized_);
         if (!p) return tensor_error(name, p.error().message);
         packed = std::move(*p);
+        // Copied into memory of its own: the file's pages need not stay resident (read
+        // while packing, they would double the process's resident size).
+        if (packed.data != t->data) m->file_.release(*t);
       } else if (spec.ne1 == Dim::kNone) {
         vec = read_vector(*t);
       }
@@ -138,6 +141,8 @@ Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend
     auto p = pack_weight(m->token_embd_, backend, pool, options, m->requantized_);
     if (!p) return tensor_error("token_embd.weight", p.error().message + " (as the tied output)");
     m->output_ = std::move(*p);
+    // The embedding rows are read from the file one token at a time: only those come back.
+    if (m->output_.data != m->token_embd_.data) m->file_.release(*m->file_.tensor("token_embd.weight"));
   }
   return m;
 }

@@ -75,6 +75,11 @@ struct FileView {
 // Another process may still delete or replace the file while it is mapped.
 bool map_file(const std::filesystem::path& path, FileView& view, std::string& error);
 void unmap_file(const FileView& view);
+// Drops the whole pages inside [p, p + bytes) of a file view from this process's resident
+// memory: the OS keeps the file's pages in its cache, and reading them again faults them
+// back in (the same bytes). For weights once they are copied into memory of their own.
+// Only for file views: on anonymous memory the kernel may discard the contents.
+void release_file_pages(const void* p, size_t bytes);
 
 // Faults on a mapped file that lost its pages (truncated or gone: SIGBUS on POSIX, an
 // in-page error on Windows). The handler is called with the faulting address from the

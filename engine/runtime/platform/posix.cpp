@@ -97,6 +97,15 @@ bool map_file(const std::filesystem::path& path, FileView& view, std::string& er
   return true;
 }
 
+void release_file_pages(const void* p, size_t bytes) {
+  const uintptr_t page = static_cast<uintptr_t>(page_size());
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(page - 1);
+  // A read-only private file mapping has no pages of its own to lose: MADV_DONTNEED only
+  // unmaps them from this process.
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 void unmap_file(const FileView& view) {
   if (view.data) ::munmap(const_cast<void*>(view.data), view.bytes);
 }

@@ -174,6 +174,15 @@ bool lock_pages(const void* p, size_t bytes, std::string& error) {
 
 void unlock_pages(const void* p, size_t bytes) { VirtualUnlock(const_cast<void*>(p), bytes); }
 
+void release_file_pages(const void* p, size_t bytes) {
+  const uintptr_t page = static_cast<uintptr_t>(page_size());
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(page - 1);
+  // VirtualUnlock on pages that are not locked takes them out of the working set (and
+  // fails with ERROR_NOT_LOCKED, which is the expected outcome here).
+  if (end > begin) VirtualUnlock(reinterpret_cast<void*>(begin), end - begin);
+}
+
 bool map_file(const std::filesystem::path& path, FileView& view, std::string& error) {
   const DWORD attrs = GetFileAttributesW(path.c_str());
   if (attrs != INVALID_FILE_ATTRIBUTES && (attrs & FILE_ATTRIBUTE_DIRECTORY)) {

@@ -3,6 +3,9 @@
 // load error that names the tensor.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "engine/model/model.h"
@@ -52,6 +55,58 @@ TEST_CASE("model: binds llama and qwen2 files", "[model]") {
   std::vector<float> row(64);
   (*qwen)->embed(299, row.data());
   CHECK(row[0] != 0.0f);
+}
+
+namespace {
+
+// The resident kilobytes of the mapping holding `address` (/proc/self/smaps), or -1.
+long resident_kb(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto a = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> begin >> dash >> end && dash == '-') inside = begin <= a && a < end;
+    else if (inside && line.rfind("Rss:", 0) == 0) return std::stol(line.substr(4));
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("model: the file's pages of repacked weights do not stay resident", "[model]") {
+  static const int probe = 0;
+  if (resident_kb(&probe) < 0) test::skip_test("no /proc/self/smaps on this system");
+  test::TestModelSpec spec;
+  spec.n_embd = 256;
+  spec.n_ff = 1024;
+  spec.n_vocab = 2048;
+  spec.matrix_type = TensorType::Q8_0;
+  spec.embd_type = TensorType::Q8_0;
+  test::TempDir dir;
+  REQUIRE(test::write_test_model(spec, dir / "m.gguf").ok());
+  auto m = Model::load(dir / "m.gguf");
+  REQUIRE(m.ok());
+  const Model& model = **m;
+  if (model.output().data == model.output().view.data) test::skip_test("this backend reads the weights in the file itself");
+  const GgufTensor* wd = model.file().tensor("blk.0.ffn_down.weight");
+  REQUIRE(wd != nullptr);
+  const long file_kb = static_cast<long>(model.file().file_size() / 1024);
+  // Every matrix was read while packing; only what was not packed (metadata, norms, the
+  // embedding rows, edges of pages shared with them) is still mapped in.
+  const long after_load = resident_kb(wd->data);
+  INFO("file " << file_kb << " KiB, resident after the load " << after_load << " KiB");
+  CHECK(after_load < file_kb / 4);
+  // Reading the bytes again maps them back in, the same bytes; release drops them again.
+  uint64_t sum = 0;
+  for (const GgufTensor& t : model.file().tensors())
+    for (uint64_t i = 0; i < t.n_bytes; i += 512) sum += t.data[i];
+  CHECK(sum > 0);
+  CHECK(resident_kb(wd->data) > file_kb / 2);
+  for (const GgufTensor& t : model.file().tensors()) model.file().release(t);
+  CHECK(resident_kb(wd->data) < file_kb / 4);
 }
 
 TEST_CASE("model: a missing tensor is named", "[model]") {
