@@ -140,8 +140,11 @@ int run_complete(const Options& o) {
   eo.draft_model_path = *draft;
   Result<std::unique_ptr<Engine>> engine = load_engine(eo);
   if (!engine && o.draft_model.empty() && !eo.draft_model_path.empty()) {
-    eo.draft_model_path.clear();  // the catalogue's draft, not a setting's: complete without it
+    // The catalogue's draft, not a setting's: complete without it.
+    const std::string why = engine.error().message, left_out = eo.draft_model_path;
+    eo.draft_model_path.clear();
     engine = load_engine(eo);
+    if (engine) std::fprintf(stderr, "wafer complete: the draft model %s is left out: %s\n", left_out.c_str(), why.c_str());
   }
   if (!engine) return fail(engine.error().message);  // names the file
   const double load_ms = ms_since(load_start);

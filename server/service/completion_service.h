@@ -280,7 +280,7 @@ class CompletionService {
   };
   std::vector<WaitingForModel> waiting_for_model_;
   std::optional<ModelChoice> served_model_;
-  std::string served_draft_;  // the draft model's file the engine loaded ("" none)
+  std::string served_draft_;  // the draft model's file tried with the served model ("" none)
   std::string announced_model_;  // the path last announced to the user (once per model)
   uint64_t mapping_faults_seen_ = 0;
 

@@ -92,13 +92,15 @@ void CompletionService::load_model() {
         }
         resolved.draft_model_path = *draft;
         Result<std::unique_ptr<Engine>> r = load_engine(resolved);
+        *draft_path = resolved.draft_model_path;  // tried once per choice, loaded or not
         if (!r && eo.draft_model_path.empty() && !resolved.draft_model_path.empty()) {
-          // The draft came with the catalogue model, not from a setting: serve without it.
-          *draft_error = "the draft model " + resolved.draft_model_path + " is left out: " + r.error().message;
+          // The draft came with the catalogue model, not from a setting: serve without it
+          // (when the model alone fails too, that is the error to report).
+          const std::string why = r.error().message;
           resolved.draft_model_path.clear();
           r = load_engine(resolved);
+          if (r) *draft_error = "the draft model " + *draft_path + " is left out: " + why;
         }
-        *draft_path = resolved.draft_model_path;
         if (r) loaded->emplace(std::shared_ptr<Engine>(std::move(r).value()));
         else loaded->emplace(r.error());
       },

@@ -133,8 +133,18 @@ TEST_CASE("wafer complete: a pulled catalogue model drafts with its pulled draft
   test::WaferRun named = test::run_wafer("complete " + at + " --draft-model small --draft-quant keep");
   REQUIRE(named.status == 0);
   CHECK_THAT(json::parse(named.out)["draft_model"].get<std::string>(), Catch::EndsWith(" parameters"));
-  // The draft not pulled: no draft. A model that is no catalogue model: no draft.
+  // A draft that cannot draft for it (another vocabulary): left out, with a line saying so.
   fs::rename(models / "small.gguf", dir / "small.gguf");
+  spec.n_vocab = 400;
+  REQUIRE(write_synthetic_model(spec, models / "small.gguf").ok());
+  test::WaferRun mismatched = test::run_wafer("complete " + at);
+  INFO(mismatched.err);
+  REQUIRE(mismatched.status == 0);
+  CHECK(json::parse(mismatched.out)["draft_model"] == "");
+  CHECK_THAT(mismatched.err, Catch::Contains("the draft model " + (models / "small.gguf").string() + " is left out") &&
+                                 Catch::Contains("vocabulary"));
+  // The draft not pulled: no draft. A model that is no catalogue model: no draft.
+  fs::remove(models / "small.gguf");
   CHECK(json::parse(test::run_wafer("complete " + at).out)["draft_model"] == "");
   test::WaferRun by_path = test::run_wafer("complete " + at + " --model " + quoted(models / "big.gguf"));
   CHECK(json::parse(by_path.out)["draft_model"] == "");
