@@ -356,8 +356,8 @@ const std::vector<Setting> kTable = {
     {.flag = "--list", .commands = "pull", .kind = Switch, .field = &Options::list,
      .help = "list the models known by short name, with sizes, licenses and the model that drafts for each"},
     {.flag = "--with-draft", .commands = "pull", .kind = Switch, .field = &Options::with_draft,
-     .help = "also download the catalogue model that drafts for NAME (for `draftModel`; its path is the second "
-             "line printed)"},
+     .help = "also download the catalogue model that drafts for NAME (used with NAME by itself while "
+             "`draftModel` is unset; its path is the second line printed)"},
     {.flag = "--trace", .commands = "bench", .kind = String, .field = &Options::trace_file, .metavar = "FILE",
      .help = "replay a recorded JSON-lines trace instead of synthesizing one"},
     {.flag = "--save-trace", .commands = "bench", .kind = String, .field = &Options::save_trace,
