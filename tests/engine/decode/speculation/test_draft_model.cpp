@@ -124,11 +124,15 @@ TEST_CASE("draft model: greedy output is identical to the model alone", "[draft_
     // it saves, so its drafting may pause (draft_length.h), and then still probes one step
     // in kProbeEvery (of the steps, a request's last tokens do not draft). Its weights read
     // as Q5_0 or Q4_0 (float weights here, 5 or 4 bits there: random weights have no margin
-    // to spare) still agree with it at most tokens.
+    // to spare) agree with it at most tokens (65-80 % here), so a good share of their drafts
+    // is accepted: how much depends on the draft lengths, which follow the measured costs
+    // (a token is accepted only with all before it: with 8-token drafts, 0.65 per token
+    // accepts a fifth of the drafted tokens). An unrelated model's drafts almost never are.
     CHECK(drafted[0].proposed >= generated / (2 * DraftLength::kProbeEvery));
     CHECK(drafted[0].accepted >= drafted[0].proposed * 9 / 10);
-    CHECK(drafted[1].accepted >= drafted[1].proposed / 2);
-    CHECK(drafted[2].accepted >= drafted[2].proposed * 2 / 5);
+    for (int i : {1, 2}) CHECK(drafted[i].proposed >= generated / (2 * DraftLength::kProbeEvery));
+    CHECK(drafted[1].accepted >= drafted[1].proposed / 4);
+    CHECK(drafted[2].accepted >= drafted[2].proposed / 6);
     CHECK(drafted[3].proposed > 0);
     CHECK(drafted[3].accepted < drafted[3].proposed * 3 / 4);
     CHECK(drafted[4].proposed > 0);
