@@ -10,6 +10,12 @@ describe('describeModel', () => {
     );
   });
 
+  it('names the model that drafts for it', () => {
+    const model = { name: 'q', path: '/c/q.gguf', source: 'cache', draft: 'qwen2.5-coder-0.5b, 494032768 parameters, weights read as Q5_0' };
+    expect(describeModel({ model })).toBe('q (/c/q.gguf, the most capable model in the download cache), drafted by qwen2.5-coder-0.5b');
+    expect(describeModel({ model: { ...model, draft: '' } })).toBe('q (/c/q.gguf, the most capable model in the download cache)');
+  });
+
   it('names a model without a file by name alone', () => {
     expect(describeModel({ model: { name: 'scripted', architecture: 'fake' } })).toBe('scripted');
   });
