@@ -133,20 +133,10 @@ int run_complete(const Options& o) {
   Result<ModelChoice> choice = choose_model(o.model, default_model_search());
   if (!choice) return fail(choice.error().message);
   const Clock::time_point load_start = Clock::now();
-  EngineOptions eo = engine_options(o);
-  eo.model_path = choice->path;
-  Result<std::string> draft = resolve_draft_model(o.draft_model, *choice, default_model_search());
-  if (!draft) return fail("the draft model: " + draft.error().message);
-  eo.draft_model_path = *draft;
-  Result<std::unique_ptr<Engine>> engine = load_engine(eo);
-  if (!engine && o.draft_model.empty() && !eo.draft_model_path.empty()) {
-    // The catalogue's draft, not a setting's: complete without it.
-    const std::string why = engine.error().message, left_out = eo.draft_model_path;
-    eo.draft_model_path.clear();
-    engine = load_engine(eo);
-    if (engine) std::fprintf(stderr, "wafer complete: the draft model %s is left out: %s\n", left_out.c_str(), why.c_str());
-  }
+  DraftOutcome draft;
+  Result<std::unique_ptr<Engine>> engine = load_chosen_engine(engine_options(o), *choice, draft);
   if (!engine) return fail(engine.error().message);  // names the file
+  if (!draft.left_out.empty()) std::fprintf(stderr, "wafer complete: %s\n", draft.left_out.c_str());
   const double load_ms = ms_since(load_start);
   const ModelInfo& model = (*engine)->info();
 

@@ -134,6 +134,17 @@ struct ServiceStatus {
   } index;
 };
 
+// The engine for a chosen model as the daemon loads it: `options` (whose draft_model_path
+// is the draftModel setting) with the model's file and the draft resolve_draft_model picks.
+// A draft the setting did not name (the catalogue's) that cannot load with the model is left
+// out: the model loads alone and `draft.left_out` says why. `wafer complete` loads the same way.
+struct DraftOutcome {
+  std::string path;      // the draft tried ("" none)
+  std::string left_out;  // why it was left out ("" it was not)
+};
+Result<std::unique_ptr<Engine>> load_chosen_engine(EngineOptions options, const ModelChoice& chosen,
+                                                   DraftOutcome& draft);
+
 class CompletionService {
  public:
   using RequestId = uint64_t;

@@ -47,6 +47,25 @@ void CompletionService::resume_waiting_for_model() {
   }
 }
 
+Result<std::unique_ptr<Engine>> load_chosen_engine(EngineOptions options, const ModelChoice& chosen,
+                                                   DraftOutcome& draft) {
+  Result<std::string> path = resolve_draft_model(options.draft_model_path, chosen, default_model_search());
+  if (!path) return make_error("the draft model: " + path.error().message);
+  const bool automatic = options.draft_model_path.empty();
+  options.model_path = chosen.path;
+  options.draft_model_path = draft.path = *path;
+  Result<std::unique_ptr<Engine>> r = load_engine(options);
+  if (!r && automatic && !draft.path.empty()) {
+    // The draft came with the catalogue model, not from a setting: load without it (when
+    // the model alone fails too, that is the error to report).
+    const std::string why = r.error().message;
+    options.draft_model_path.clear();
+    r = load_engine(options);
+    if (r) draft.left_out = "the draft model " + draft.path + " is left out: " + why;
+  }
+  return r;
+}
+
 void CompletionService::load_model() {
   int generation = ++load_generation_;
   scheduler_->set_engine(nullptr);
@@ -62,7 +81,8 @@ void CompletionService::load_model() {
   using Loaded = std::optional<Result<std::shared_ptr<Engine>>>;
   auto loaded = std::make_shared<Loaded>();
   auto choice = std::make_shared<std::optional<ModelChoice>>();
-  // The draft model's file, and why the one the catalogue pairs with the model was left out.
+  // The draft model's file, and why the one the catalogue pairs with the model was left out
+  // (load_chosen_engine).
   auto draft_path = std::make_shared<std::string>();
   auto draft_error = std::make_shared<std::string>();
   EngineOptions eo = options_.model.engine;
@@ -83,24 +103,10 @@ void CompletionService::load_model() {
           return;
         }
         *choice = *chosen;
-        EngineOptions resolved = eo;
-        resolved.model_path = chosen->path;
-        Result<std::string> draft = resolve_draft_model(eo.draft_model_path, *chosen, default_model_search());
-        if (!draft) {
-          loaded->emplace(make_error("the draft model: " + draft.error().message));
-          return;
-        }
-        resolved.draft_model_path = *draft;
-        Result<std::unique_ptr<Engine>> r = load_engine(resolved);
-        *draft_path = resolved.draft_model_path;  // tried once per choice, loaded or not
-        if (!r && eo.draft_model_path.empty() && !resolved.draft_model_path.empty()) {
-          // The draft came with the catalogue model, not from a setting: serve without it
-          // (when the model alone fails too, that is the error to report).
-          const std::string why = r.error().message;
-          resolved.draft_model_path.clear();
-          r = load_engine(resolved);
-          if (r) *draft_error = "the draft model " + *draft_path + " is left out: " + why;
-        }
+        DraftOutcome draft;
+        Result<std::unique_ptr<Engine>> r = load_chosen_engine(eo, *chosen, draft);
+        *draft_path = draft.path;  // tried once per choice, loaded or not
+        *draft_error = draft.left_out;
         if (r) loaded->emplace(std::shared_ptr<Engine>(std::move(r).value()));
         else loaded->emplace(r.error());
       },
