@@ -105,7 +105,7 @@ Status LocalEngine::load_draft() {
     return make_error("cannot use '" + path + "' as the draft model: " + s.error().message);
   const auto kv_type = parse_kv_type(options_.kv_type);  // checked by load()
   auto draft = DraftModel::create(**model, *pool_, info_.context_length, kv_type ? *kv_type : KvType::F32,
-                                  options_.max_draft, options_.chunk_reuse_min);
+                                  options_.max_draft, options_.chunk_reuse_min, options_.draft_vocab);
   if (!draft) return make_error("the draft model's KV cache: " + draft.error().message);
   draft_weights_ = std::move(*model);
   draft_ = std::make_unique<DraftModel>(std::move(*draft));

@@ -42,6 +42,7 @@ struct Options {
   std::string kv_type = "f16";  // the daemon's default
   std::string weights = "q8_0", draft_weights = "q8_0";
   std::string draft_quant = EngineOptions{}.draft_quant;  // how the engine reads the draft's weights
+  int draft_vocab = EngineOptions{}.draft_vocab;          // the draft scores ids below this and the history's
   int threads = 2, predict = 16, repeats = 5, prompts = 4, max_draft = 8;
   std::vector<double> accept{0.5, 0.7, 0.9};
   bool json = false;
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
     else if (a == "--weights") o.weights = value();
     else if (a == "--draft-weights") o.draft_weights = value();
     else if (a == "--draft-quant") o.draft_quant = value();
+    else if (a == "--draft-vocab") o.draft_vocab = std::atoi(value().c_str());
     else if (a == "--threads") o.threads = std::atoi(value().c_str());
     else if (a == "--predict") o.predict = std::atoi(value().c_str());
     else if (a == "--repeats") o.repeats = std::atoi(value().c_str());
@@ -130,6 +132,7 @@ int main(int argc, char** argv) {
   eo.model_path = *target;
   eo.draft_model_path = *draft;
   eo.draft_quant = o.draft_quant;
+  eo.draft_vocab = o.draft_vocab;
   eo.threads = o.threads;
   eo.context_length = 2048;
   eo.max_draft = o.max_draft;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "engine/quant/float16.h"
@@ -189,9 +190,32 @@ bool Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool logit
   }
   in_out_.reset(xn_.data(), rows, embd);
   clock.lap(StepProfile::kOther);
-  matmul(model_.output(), in_out_, logits.data() + logits_offset, c.n_vocab);
+  if (subset_ && subset_->head < static_cast<int64_t>(c.n_vocab))
+    output_subset(rows, logits.data() + logits_offset);
+  else
+    matmul(model_.output(), in_out_, logits.data() + logits_offset, c.n_vocab);
   clock.lap(StepProfile::kOutput);
   return true;
+}
+
+void Forward::output_subset(int rows, float* out) {
+  const ModelConfig& c = model_.config();
+  const auto vocab = static_cast<int64_t>(c.n_vocab);
+  const auto embd = static_cast<int64_t>(c.n_embd);
+  // A prefix of whole panels is itself a packed matrix of those rows (quant_repack.h).
+  const int64_t head = std::min(vocab, (std::max<int64_t>(subset_->head, 0) + 15) / 16 * 16);
+  kernels::PackedMatrix first = model_.output();
+  first.view.rows = head;
+  if (head > 0) matmul(first, in_out_, out, vocab);
+  for (int t = 0; t < rows; ++t)
+    std::fill(out + t * vocab + head, out + (t + 1) * vocab, -std::numeric_limits<float>::infinity());
+  grow(output_row_, static_cast<size_t>(embd));
+  for (int32_t id : subset_->extra) {
+    if (id < head || id >= vocab) continue;
+    model_.output_row(id, output_row_.data());
+    for (int t = 0; t < rows; ++t)
+      out[t * vocab + id] = ops::lane_dot(xn_.data() + t * embd, output_row_.data(), embd, 1);
+  }
 }
 
 void Forward::swiglu(size_t count) {

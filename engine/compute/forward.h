@@ -33,6 +33,16 @@ namespace wafer {
 
 enum class LogitsFor { kLast, kAll, kNone };
 
+// Logits over part of the vocabulary, for a draft model, which needs only its greedy token:
+// the ids [0, head) through the packed output matrix (the first rows: with a vocabulary in
+// merge order, its most frequent tokens), the ids in `extra` (each >= head) from the rows
+// the file stores (Model::output_row), every other logit -infinity. head is rounded up to
+// whole panels of 16 rows; head >= n_vocab: the whole vocabulary.
+struct OutputSubset {
+  int64_t head = 0;
+  std::vector<int32_t> extra;
+};
+
 class Forward {
  public:
   // Prompts longer than max_batch are processed in chunks of max_batch tokens.
@@ -59,6 +69,9 @@ class Forward {
 
   // Adds each step's wall time of every following run to *profile (nullptr: stop).
   void set_profile(StepProfile* profile) { profile_ = profile; }
+  // Every following run computes the logits of *subset only (nullptr: of every id). The
+  // subset must outlive those runs.
+  void set_output_subset(const OutputSubset* subset) { subset_ = subset; }
 
  private:
   // false: interrupted (nothing appended).
@@ -79,6 +92,8 @@ class Forward {
   template <class F>
   void each_token(int n, F&& fn);
   void matmul(const kernels::PackedMatrix& w, kernels::ActivationSet& x, float* out, int64_t stride);
+  // The logits of `rows` normed rows (xn_, in_out_) over subset_ into out (n_vocab apart).
+  void output_subset(int rows, float* out);
 
   const Model& model_;
   ThreadPool& pool_;
@@ -102,6 +117,8 @@ class Forward {
   std::vector<int> limits_;  // attention_blocks: each worker's queries' causal limits
   kernels::ActivationSet in_xn_, in_att_, in_ff_, in_out_;
   StepProfile* profile_ = nullptr;
+  const OutputSubset* subset_ = nullptr;
+  std::vector<float> output_row_;  // output_subset: one extra id's weights
 };
 
 }  // namespace wafer

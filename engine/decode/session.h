@@ -62,6 +62,9 @@ class Session {
   Status eval(std::span<const int32_t> tokens, LogitsFor which = LogitsFor::kLast,
               const std::atomic<bool>* interrupt = nullptr);
   const std::vector<float>& logits() const { return logits_; }
+  // Every following eval() computes the logits of *subset only (Forward::set_output_subset;
+  // nullptr: of every id). The subset must outlive those calls.
+  void set_output_subset(const OutputSubset* subset) { forward_.set_output_subset(subset); }
   // Whether logits() is still the single row that predicts the token after everything in
   // the cache: the last eval() was a kLast one and nothing changed the cache since. A
   // prompt the cache holds whole then needs no forward pass at all before sampling.

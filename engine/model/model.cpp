@@ -121,7 +121,10 @@ Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend
       switch (spec.role) {
         case WeightRole::kTokenEmbd: m->token_embd_ = view_of(*t); break;
         case WeightRole::kOutputNorm: m->output_norm_ = std::move(vec); break;
-        case WeightRole::kOutput: m->output_ = std::move(packed); break;
+        case WeightRole::kOutput:
+          m->output_ = std::move(packed);
+          m->output_rows_ = view_of(*t);
+          break;
         case WeightRole::kAttnNorm: L.attn_norm = std::move(vec); break;
         case WeightRole::kAttnQ: L.wq = std::move(packed); break;
         case WeightRole::kAttnK: L.wk = std::move(packed); break;
@@ -138,6 +141,7 @@ Result<std::unique_ptr<Model>> Model::bind(GgufFile file, const kernels::Backend
     }
   }
   if (!m->output_.data) {  // tied: the logits reuse the embedding matrix
+    m->output_rows_ = m->token_embd_;
     auto p = pack_weight(m->token_embd_, backend, pool, options, m->requantized_);
     if (!p) return tensor_error("token_embd.weight", p.error().message + " (as the tied output)");
     m->output_ = std::move(*p);
@@ -159,6 +163,11 @@ Result<uint64_t> Model::lock_in_ram() const {
   add(output_);
   ranges.push_back({token_embd_.data, static_cast<size_t>(token_embd_.rows) * token_embd_.row_bytes});
   return ::wafer::lock_in_ram(ranges);
+}
+
+void Model::output_row(int32_t token, float* out) const {
+  const uint8_t* row = output_rows_.data + static_cast<size_t>(token) * output_rows_.row_bytes;
+  quant::dequantize_row(output_rows_.type, row, out, output_rows_.cols);
 }
 
 void Model::embed(int32_t token, float* out) const {

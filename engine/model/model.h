@@ -66,6 +66,10 @@ class Model {
   const std::vector<LayerWeights>& layers() const { return layers_; }
   const std::vector<float>& output_norm() const { return output_norm_; }
   const kernels::PackedMatrix& output() const { return output_; }  // (n_vocab, n_embd)
+  // Row `token` of the output matrix as the file stores it (the embedding rows when the
+  // output is tied to them), dequantized: the exact weights of one logit, read without the
+  // packed copy. `token` must be in [0, n_vocab).
+  void output_row(int32_t token, float* out) const;
   // How many matrices were requantized at load (ModelLoadOptions::requantize_to).
   int requantized_matrices() const { return requantized_; }
 
@@ -78,6 +82,7 @@ class Model {
   kernels::MatrixView token_embd_;
   std::vector<float> output_norm_;
   kernels::PackedMatrix output_;
+  kernels::MatrixView output_rows_;  // the output matrix in the file (token_embd_ when tied)
   std::vector<LayerWeights> layers_;
   int requantized_ = 0;
 };

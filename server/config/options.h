@@ -27,6 +27,7 @@ struct Options {
   std::string model;
   std::string draft_model;            // speculative decoding's draft model: path or catalogue name ("" none)
   std::string draft_quant = "q5_0";   // the draft's weights: q5_0 or q4_0 (requantized at load) or keep
+  int draft_vocab = 32768;            // the draft scores ids below this and the history's (0: all)
   int threads = 0;                    // 0: one per physical core
   int context = 4096;
   std::string kv_type = "f16";        // KV cache elements: f16, f32 or q8_0 (engine/compute/kv_cache.h)

@@ -74,6 +74,13 @@ const std::vector<Setting> kTable = {
              "Q6_K) as that type, requantized when it loads (under a second for the 0.5B model): a Q8_0 draft then "
              "costs about two thirds (`q5_0`) or a little over half (`q4_0`) of its time, and proposes what it "
              "would as stored at most tokens (`q4_0` at fewer); `keep` uses them as stored"},
+    {.flag = "--draft-vocab", .key = "draftVocab", .commands = "lsp complete bench", .kind = Int,
+     .field = &Options::draft_vocab, .lo = 0, .hi = 1 << 24, .reload = Reload::Engine, .metavar = "N",
+     .def = "32768",
+     .help = "the draft model scores only the token ids below N and those of the prompt and the text so far, "
+             "and proposes only those: with Qwen2's vocabulary (ids in merge order) that is about 97 % of the "
+             "tokens of source code for under a quarter of its output layer, a fifth of the 0.5B model's time "
+             "per token; the model verifies every draft either way. 0: every id"},
     {.flag = "--threads", .key = "threads", .commands = "lsp complete generate bench info", .kind = Int,
      .field = &Options::threads, .lo = 0, .hi = 1024, .reload = Reload::Engine, .metavar = "N",
      .def = "0: one per core",
@@ -444,6 +451,7 @@ EngineOptions engine_options(const Options& o) {
   e.model_path = o.model;
   e.draft_model_path = o.draft_model;
   e.draft_quant = o.draft_quant;
+  e.draft_vocab = o.draft_vocab;
   e.threads = o.threads;
   e.context_length = o.context;
   e.kv_type = o.kv_type;

@@ -8,10 +8,20 @@
 namespace wafer {
 
 Result<DraftModel> DraftModel::create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type, int max_draft,
-                                      int chunk_reuse_min) {
+                                      int chunk_reuse_min, int64_t vocab_head) {
   auto session = Session::create(model, pool, n_ctx, kv_type);
   if (!session) return session.error();
-  return DraftModel(std::move(*session), max_draft, chunk_reuse_min);
+  const auto vocab = static_cast<int64_t>(model.config().n_vocab);
+  return DraftModel(std::move(*session), max_draft, chunk_reuse_min, vocab_head >= vocab ? 0 : vocab_head);
+}
+
+void DraftModel::note_extra_ids(std::span<const int32_t> history) {
+  std::vector<int32_t>& extra = subset_.extra;
+  extra.clear();
+  for (int32_t t : history)
+    if (t >= subset_.head) extra.push_back(t);
+  std::sort(extra.begin(), extra.end());
+  extra.erase(std::unique(extra.begin(), extra.end()), extra.end());
 }
 
 Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<bool>* interrupt) {
@@ -43,6 +53,10 @@ Result<std::vector<int32_t>> DraftModel::propose(std::span<const int32_t> histor
   const int want = std::min({length_.get(), limit, room});
   if (want <= 0) return draft;
 
+  // With a vocabulary head, the draft proposes only what it scores: the frequent ids and
+  // those of the history (identifiers repeat); the model verifies either way.
+  if (subset_.head > 0) note_extra_ids(history);
+  session_.set_output_subset(subset_.head > 0 ? &subset_ : nullptr);
   if (Status s = catch_up(history, interrupt); !s) return s.error();
 
   const size_t n_vocab = session_.logits().size();

@@ -37,8 +37,10 @@ class DraftModel {
  public:
   // A drafter over `model` with a cache of n_ctx tokens; max_draft bounds the draft length;
   // chunk_reuse_min as EngineOptions::chunk_reuse_min (0: off).
+  // vocab_head > 0: the draft scores only the token ids below it and the ids its history
+  // holds (OutputSubset; EngineOptions::draft_vocab), 0: every id.
   static Result<DraftModel> create(const Model& model, ThreadPool& pool, int n_ctx, KvType kv_type, int max_draft,
-                                   int chunk_reuse_min = 0);
+                                   int chunk_reuse_min = 0, int64_t vocab_head = 0);
 
   // Up to min(draft length, limit) greedy tokens of the draft model after `history` (the
   // target's prompt and output so far), ending early with a token `ends` says ends the
@@ -67,14 +69,19 @@ class DraftModel {
   const Session& session() const { return session_; }  // the draft's cache and its tokens
 
  private:
-  DraftModel(Session session, int max_draft, int chunk_reuse_min)
-      : session_(std::move(session)), length_(max_draft), chunk_reuse_min_(chunk_reuse_min) {}
+  DraftModel(Session session, int max_draft, int chunk_reuse_min, int64_t vocab_head)
+      : session_(std::move(session)), length_(max_draft), chunk_reuse_min_(chunk_reuse_min) {
+    subset_.head = vocab_head;
+  }
   // Brings the cache to `history` and the logits after it (see the class comment).
   Status catch_up(std::span<const int32_t> history, const std::atomic<bool>* interrupt);
+  // subset_.extra: the ids of `history` at or above the head, once each.
+  void note_extra_ids(std::span<const int32_t> history);
 
   Session session_;
   DraftLength length_;
   int chunk_reuse_min_ = 0;
+  OutputSubset subset_;  // head 0: every id
 };
 
 }  // namespace wafer

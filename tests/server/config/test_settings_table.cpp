@@ -15,7 +15,7 @@ namespace {
 
 // Every field of EngineOptions (a new one must be added here too).
 auto fields(const EngineOptions& e) {
-  return std::tie(e.model_path, e.draft_model_path, e.draft_quant, e.prompt_lookup, e.threads, e.context_length, e.max_sessions, e.max_cache_mb, e.prefill_chunk,
+  return std::tie(e.model_path, e.draft_model_path, e.draft_quant, e.draft_vocab, e.prompt_lookup, e.threads, e.context_length, e.max_sessions, e.max_cache_mb, e.prefill_chunk,
                   e.max_draft, e.chunk_reuse_min, e.fim_format, e.copy_strength, e.kv_type, e.lock_memory, e.amx, e.amx_bf16,
                   e.token_healing);
 }

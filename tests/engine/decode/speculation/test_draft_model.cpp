@@ -2,9 +2,12 @@
 // the model alone whatever the draft proposes (a draft that is the model itself, accepted
 // whole; an unrelated one, mostly rejected; with and without prompt lookup), both KV caches
 // must roll back exactly to what was accepted, and a draft of another vocabulary is refused.
-// Drafts read their weights as Q5_0 (or Q4_0) unless told to keep them (requantize.h).
+// Drafts read their weights as Q5_0 (or Q4_0) unless told to keep them (requantize.h), and
+// may score only the first ids of the vocabulary and those of their history.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -46,13 +49,15 @@ SyntheticModelSpec model_spec(const char* arch, uint64_t seed, uint32_t n_layer 
   return s;
 }
 
-// draft_quant: EngineOptions::draft_quant ("" its default, "q4_0", "q5_0" or "keep").
+// draft_quant: EngineOptions::draft_quant ("" its default, "q4_0", "q5_0" or "keep");
+// draft_vocab: EngineOptions::draft_vocab (-1: its default).
 std::unique_ptr<LocalEngine> load(const std::filesystem::path& model, const std::filesystem::path& draft,
-                                  bool prompt_lookup, const std::string& draft_quant = "") {
+                                  bool prompt_lookup, const std::string& draft_quant = "", int draft_vocab = -1) {
   EngineOptions o;
   o.model_path = model.string();
   o.draft_model_path = draft.empty() ? std::string() : draft.string();
   if (!draft_quant.empty()) o.draft_quant = draft_quant;
+  if (draft_vocab >= 0) o.draft_vocab = draft_vocab;
   o.threads = 2;
   o.context_length = 1024;
   o.prompt_lookup = prompt_lookup;
@@ -87,6 +92,7 @@ TEST_CASE("draft model: greedy output is identical to the model alone", "[draft_
     } drafted[] = {{"itself", load(target, target, false, "keep")},
                    {"itself read as Q5_0 (the default)", load(target, target, false)},
                    {"itself read as Q4_0", load(target, target, false, "q4_0")},
+                   {"itself scoring the first 64 ids and the history's", load(target, target, false, "keep", 64)},
                    {"unrelated", load(target, unrelated, false)},
                    {"unrelated with prompt lookup", load(target, unrelated, true)}};
     for (Drafted& d : drafted) REQUIRE(d.engine->draft_model() != nullptr);
@@ -133,9 +139,13 @@ TEST_CASE("draft model: greedy output is identical to the model alone", "[draft_
     for (int i : {1, 2}) CHECK(drafted[i].proposed >= generated / (2 * DraftLength::kProbeEvery));
     CHECK(drafted[1].accepted >= drafted[1].proposed / 4);
     CHECK(drafted[2].accepted >= drafted[2].proposed / 6);
-    CHECK(drafted[3].proposed > 0);
-    CHECK(drafted[3].accepted < drafted[3].proposed * 3 / 4);
+    // Scoring a part of the vocabulary, the model drafting for itself proposes only ids it
+    // scores: right wherever the model's token is among them.
+    CHECK(drafted[3].proposed >= generated / (2 * DraftLength::kProbeEvery));
+    CHECK(drafted[3].accepted > 0);
     CHECK(drafted[4].proposed > 0);
+    CHECK(drafted[4].accepted < drafted[4].proposed * 3 / 4);
+    CHECK(drafted[5].proposed > 0);
   }
 }
 
@@ -267,6 +277,40 @@ TEST_CASE("draft vocabulary: token texts, FIM markers and end tokens must match"
   FimTokens ends = *fim;
   ends.end_of_generation.pop_back();
   CHECK_FALSE(check_draft_vocab(same, DraftVocab{tok.n_vocab(), &tok, &ends}).ok());
+}
+
+TEST_CASE("draft model: with a vocabulary head it proposes the best of the first ids and the history's",
+          "[draft_model]") {
+  test::TinyModel tiny;  // 64 ids
+  auto drafter = DraftModel::create(*tiny.model, tiny.pool, 128, KvType::F32, 8, 0, 16);
+  REQUIRE(drafter.ok());
+  const std::vector<int32_t> history{1, 50, 9, 14, 2, 33, 50, 21};
+  auto draft = drafter->propose(history, 4);
+  REQUIRE(draft.ok());
+  REQUIRE(draft->size() == 4);
+  const auto allowed = [&](int32_t t) { return t < 16 || std::find(history.begin(), history.end(), t) != history.end(); };
+  for (int32_t t : *draft) CHECK(allowed(t));
+  // The first is the allowed id with the highest logit of plain decoding.
+  auto plain = Session::create(*tiny.model, tiny.pool, 128, KvType::F32);
+  REQUIRE(plain.ok());
+  REQUIRE(plain->eval(history).ok());
+  const std::vector<float>& logits = plain->logits();
+  int32_t best = -1;
+  for (int32_t t = 0; t < static_cast<int32_t>(logits.size()); ++t)
+    if (allowed(t) && (best < 0 || logits[static_cast<size_t>(t)] > logits[static_cast<size_t>(best)])) best = t;
+  CHECK((*draft)[0] == best);
+  // The draft's own logits: -infinity for every id it does not score.
+  for (int32_t t = 0; t < static_cast<int32_t>(logits.size()); ++t) {
+    const float v = drafter->session().logits()[static_cast<size_t>(t)];
+    if (allowed(t)) CHECK(std::isfinite(v));
+    else CHECK(std::isinf(v));
+  }
+  // A head as wide as the vocabulary scores every id.
+  auto whole = DraftModel::create(*tiny.model, tiny.pool, 128, KvType::F32, 8, 0, 64);
+  REQUIRE(whole.ok());
+  auto all = whole->propose(history, 1);
+  REQUIRE(all.ok());
+  CHECK((*all)[0] == greedy_token(logits));
 }
 
 TEST_CASE("draft model: a draft ends with a token that ends the generation", "[draft_model]") {
