@@ -1,6 +1,6 @@
 // Draft-model speculative decoding at set acceptance rates.
 //
-//   bench_draft [--shape 1.5b|7b] [--draft-shape 0.5b] [--threads N] [--predict N]
+//   bench_draft [--shape 1.5b|3b|7b] [--draft-shape 0.5b] [--threads N] [--predict N]
 //               [--weights q8_0|q4_0|q4_k_m] [--draft-weights q8_0|q4_0|q4_k_m] [--draft-quant q4_0|keep]
 //               [--repeats N] [--prompts N] [--accept 0.5,0.7,0.9] [--max-draft N]
 //               [--file SOURCE] [--kv-type f16|f32|q8_0] [--json]

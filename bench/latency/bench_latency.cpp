@@ -4,7 +4,7 @@
 //                 [--prompt-tokens N] [--suffix-tokens N] [--no-speculation]
 //                 [--spec-tokens N] [--skip-replay] [--skip-spec] [--skip-cancel] [--json]
 //                 [--chunk-reuse N [--check-exact]] [--fim-format NAME] [--kv-type f16|f32|q8_0]
-//                 [--shape 0.5b|1.5b|7b] [--vocab qwen2|filler] [--write-model]
+//                 [--shape 0.5b|1.5b|3b|7b] [--vocab qwen2|filler] [--write-model]
 //                 [--context daemon|fixed] [--latency-budget-ms N]
 //
 // Without --model, a Qwen2.5-Coder-0.5B-shaped (--shape 1.5b, 7b: 1.5B-, 7B-shaped) synthetic

@@ -18,12 +18,14 @@ Result<std::string> shape_model(const std::string& shape, const std::string& voc
     spec.n_embd = 896, spec.n_layer = 24, spec.n_head = 14, spec.n_head_kv = 2, spec.n_ff = 4864;
   } else if (shape == "1.5b") {
     spec.n_embd = 1536, spec.n_layer = 28, spec.n_head = 12, spec.n_head_kv = 2, spec.n_ff = 8960;
+  } else if (shape == "3b") {
+    spec.n_embd = 2048, spec.n_layer = 36, spec.n_head = 16, spec.n_head_kv = 2, spec.n_ff = 11008;
   } else if (shape == "7b") {
     spec.n_embd = 3584, spec.n_layer = 28, spec.n_head = 28, spec.n_head_kv = 4, spec.n_ff = 18944;
     spec.tied_output = false;  // the 7B model has its own output matrix
     spec.output_type = weights == "q8_0" ? TensorType::Q8_0 : TensorType::Q6_K;
   } else {
-    return make_error("unknown shape '" + shape + "' (0.5b, 1.5b or 7b)");
+    return make_error("unknown shape '" + shape + "' (0.5b, 1.5b, 3b or 7b)");
   }
   const auto path =
       std::filesystem::temp_directory_path() / ("wafer-typing-" + shape + "-" + vocab + "-vocab-" + weights + ".gguf");
