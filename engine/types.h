@@ -142,6 +142,11 @@ struct CompletionRequest {
   // ahead of a request expected at this position). max_tokens still sizes the prompt's room,
   // so the prompt is the one a real request with the same fields would get.
   bool prefill_only = false;
+  // With prefill_only: also bring the draft model's cache to the prompt (a warm-up in idle
+  // time, so that the request that follows drafts at once instead of prefilling the draft's
+  // cache between its first and second tokens). Not for a prefill that a waiting request
+  // would wait out: the request's first token would wait for the draft too.
+  bool warm_draft = false;
   double max_prefill_ms = 0;      // 0: no limit
   // The first token within this long after the engine starts the request (0: no budget):
   // when the prefill the cache cannot spare would take longer, the suffix is cut, whole
@@ -173,7 +178,7 @@ struct Timings {
   int drafts_accepted = 0;
   int model_drafts_proposed = 0;  // of the drafts, those the draft model made (not prompt lookup)
   int model_drafts_accepted = 0;
-  double draft_ms = 0;        // of decode_ms, the draft model's forward passes
+  double draft_ms = 0;        // the draft model's forward passes: of decode_ms (prefill-only: its warm-up)
   int healed_bytes = 0;       // token healing: bytes of the prefix regenerated (0: no healing)
   int budget_cut_tokens = 0;  // suffix tokens left out to meet first_token_budget_ms
   // Of tokens_prefilled, those of each part of the prompt: other files (extra context), the

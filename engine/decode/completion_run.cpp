@@ -41,6 +41,7 @@ class Run {
     StopReason why = StopReason::kMaxTokens;
     if (!prefill(prompt, why)) return;
     if (why == StopReason::kCancelled || why == StopReason::kBudget) return done(why);
+    if (req_.prefill_only && req_.warm_draft) prefill_draft(prompt);
     if (req_.max_tokens <= 0 || req_.prefill_only) return done(StopReason::kMaxTokens);
     if (copy_.enabled()) copy_.reset(reading ? *reading : prompt);
     decode(prompt);
@@ -234,6 +235,18 @@ class Run {
     e.text = std::move(delta);
     e.timings.confidence = ctx_.timings.confidence;  // so far: the caller may judge a streamed line
     on_event_(e);
+  }
+
+  // A warm-up (CompletionRequest::warm_draft) brings the draft model's cache to the prompt
+  // too, when the request that follows would draft with it: otherwise that request's first
+  // draft prefills the draft's cache for the whole prompt between its first and second
+  // tokens. Best effort: an interrupt (a keystroke, a request) or a failure only leaves the
+  // catching up to that first draft, as before.
+  void prefill_draft(const std::vector<TokenId>& prompt) {
+    if (!ctx_.draft_model || req_.temperature > 0 || ctx_.settings.draft.max_draft <= 0 || cancelled()) return;
+    const auto t0 = Clock::now();
+    (void)ctx_.draft_model->prefill(prompt, req_.cancel.get());
+    ctx_.timings.draft_ms += ms_between(t0, Clock::now());
   }
 
   // The next draft after `history` (the prompt, then the output so far): prompt lookup's,

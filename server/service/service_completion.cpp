@@ -309,6 +309,7 @@ void CompletionService::on_greedy_done(const std::shared_ptr<CompletionState>& s
         stats_.count("model_drafts_proposed", static_cast<uint64_t>(std::max(0, r.timings.model_drafts_proposed)));
         stats_.count("model_drafts_accepted", static_cast<uint64_t>(std::max(0, r.timings.model_drafts_accepted)));
       }
+      if (r.timings.draft_ms > 0) stats_.record("draft_ms", r.timings.draft_ms);  // the draft model's passes
       if (r.timings.budget_cut_tokens > 0) {  // the latency budget shortened the suffix
         stats_.count("budget_cuts");
         stats_.count("budget_cut_tokens", static_cast<uint64_t>(r.timings.budget_cut_tokens));

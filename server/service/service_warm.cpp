@@ -1,8 +1,9 @@
 // The service's warm-up (`wafer/warm` over LSP): the editor says where the cursor is
 // when a document is shown or the cursor lands somewhere new, and while the engine is idle
-// it prefills the prompt a completion at that position would send, generating nothing. The
-// first request there then finds its prompt in the document's cache and prefills only what
-// changed (the first suggestion after opening a file otherwise prefills the whole window). Background work: any request or keystroke ends it
+// it prefills the prompt a completion at that position would send, generating nothing (in
+// the model's cache and in the draft model's, when there is one). The first request there
+// then finds its prompt cached and prefills only what changed (the first suggestion after
+// opening a file otherwise prefills the whole window, and its drafts the draft's). Background work: any request or keystroke ends it
 // within one layer of the forward pass, and what it had prefilled stays cached.
 #include <algorithm>
 
@@ -24,6 +25,7 @@ Status CompletionService::warm(const std::string& uri, const TextPosition& posit
   }
   PreparedCompletion prepared = prepare(uri, *view, *offset);
   prepared.request.should_stop = nullptr;  // nothing is generated
+  prepared.request.warm_draft = true;      // idle time: the draft model's cache too
   const int64_t version = view->snapshot->version;
   submit_idle_prefill(uri, version, std::move(prepared.request),
                       {"warm_started", "warm_outcome_", "warm_ms", "warm_prefilled_tokens"});
@@ -64,6 +66,7 @@ void CompletionService::submit_idle_prefill(const std::string& uri, int64_t vers
     count_prefilled_parts(r.timings);
     if (r.outcome != Scheduler::Outcome::kDone) return;
     stats_.record(names.ms, r.engine_ms);
+    if (r.timings.draft_ms > 0) stats_.record("warm_draft_ms", r.timings.draft_ms);  // of it, the draft model's
     stats_.count(names.tokens, static_cast<uint64_t>(std::max(0, r.timings.tokens_prefilled)));
   };
   stats_.count(names.started);

@@ -81,6 +81,19 @@ json wait_for_count(LspClient& c, const std::string& name, uint64_t at_least) {
   return stats;
 }
 
+// Initializes the daemon, waits for its model, and returns a document of thirty small
+// functions (lines 0-89; line 45 is `    return x * 15`).
+std::string start_with_functions(LspClient& c) {
+  c.initialize({{"general", {{"positionEncodings", {"utf-8"}}}}});
+  REQUIRE(c.wait_for([](const json& m) {
+    return m.value("method", "") == "window/logMessage" &&
+           m["params"]["message"].get<std::string>().find("model loaded") != std::string::npos;
+  }));
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += "def f" + std::to_string(i) + "(x):\n    return x * " + std::to_string(i) + "\n\n";
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("real engine: wafer/warm prefills the prompt so the request there reuses it", "[integration][engine]") {
@@ -92,13 +105,7 @@ TEST_CASE("real engine: wafer/warm prefills the prompt so the request there reus
   // and the comparison of the two prompts below would compare different prompts.
   LspClient c({"--model", (dir / "tiny.gguf").string(), "--debounce-ms", "0", "--max-tokens", "4", "--threads", "1",
                "--ahead-tokens", "0", "--token-healing", "off", "--latency-budget-ms", "0"});
-  c.initialize({{"general", {{"positionEncodings", {"utf-8"}}}}});
-  REQUIRE(c.wait_for([](const json& m) {
-    return m.value("method", "") == "window/logMessage" &&
-           m["params"]["message"].get<std::string>().find("model loaded") != std::string::npos;
-  }));
-  std::string text;
-  for (int i = 0; i < 30; ++i) text += "def f" + std::to_string(i) + "(x):\n    return x * " + std::to_string(i) + "\n\n";
+  const std::string text = start_with_functions(c);
   const json at = {{"line", 45}, {"character", 4}};  // inside `return x * 15`
   for (const char* uri : {"file:///work/warm.py", "file:///work/cold.py"})
     c.notify("textDocument/didOpen",
@@ -127,6 +134,36 @@ TEST_CASE("real engine: wafer/warm prefills the prompt so the request there reus
   complete("file:///work/cold.py");
   stats = c.request("wafer/stats", nullptr)["result"];
   CHECK(stats["counts"].value("prefilled_tokens", uint64_t{0}) > 1 + warmed * 9 / 10);
+  CHECK(c.shutdown_and_exit() == 0);
+}
+
+TEST_CASE("real engine: wafer/warm with a draft model fills the draft's cache too", "[integration][engine]") {
+  TempDir dir;
+  wafer::SyntheticModelSpec spec;
+  spec.architecture = "qwen2";
+  REQUIRE(wafer::write_synthetic_model(spec, dir / "tiny.gguf"));
+  LspClient c({"--model", (dir / "tiny.gguf").string(), "--draft-model", (dir / "tiny.gguf").string(),
+               "--debounce-ms", "0", "--max-tokens", "8", "--threads", "1", "--ahead-tokens", "0",
+               "--token-healing", "off", "--latency-budget-ms", "0"});
+  const std::string text = start_with_functions(c);
+  const json at = {{"line", 45}, {"character", 4}};
+  c.notify("textDocument/didOpen",
+           {{"textDocument", {{"uri", "file:///work/warm.py"}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  c.notify("wafer/warm", {{"textDocument", {{"uri", "file:///work/warm.py"}}}, {"position", at}});
+  json stats = wait_for_count(c, "warm_outcome_done", 1);
+  REQUIRE(stats["counts"].value("warm_outcome_done", 0) == 1);
+  CHECK(stats["counts"].value("warm_prefilled_tokens", uint64_t{0}) > 100);
+  // The warm-up ran the draft model over the prompt as well.
+  REQUIRE(stats["latency_ms"].contains("warm_draft_ms"));
+  CHECK(stats["latency_ms"]["warm_draft_ms"]["count"] == 1);
+  CHECK(stats["latency_ms"]["warm_draft_ms"]["max"].get<double>() > 0);
+  auto r = c.request("textDocument/inlineCompletion",
+                     {{"textDocument", {{"uri", "file:///work/warm.py"}}}, {"position", at}, {"context", {{"triggerKind", 2}}}},
+                     60000);
+  REQUIRE(r.contains("result"));
+  stats = c.request("wafer/stats", nullptr)["result"];
+  CHECK(stats["counts"].value("prefilled_tokens", uint64_t{0}) == 0);
+  CHECK(stats["counts"].value("model_drafts_proposed", uint64_t{0}) > 0);
   CHECK(c.shutdown_and_exit() == 0);
 }
 

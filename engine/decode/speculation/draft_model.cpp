@@ -1,6 +1,7 @@
 #include "engine/decode/speculation/draft_model.h"
 
 #include <algorithm>
+#include <string>
 
 #include "engine/decode/chunk_reuse.h"
 #include "engine/decode/sampler.h"
@@ -44,6 +45,18 @@ Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<
   }
 }
 
+Status DraftModel::prefill(std::span<const int32_t> history, const std::atomic<bool>* interrupt) {
+  if (history.empty()) return {};
+  if (history.size() > static_cast<size_t>(session_.context_size()))
+    return make_error("the draft's cache holds " + std::to_string(session_.context_size()) + " tokens, not " +
+                      std::to_string(history.size()));
+  // With a vocabulary head, the draft proposes only what it scores: the frequent ids and
+  // those of the history (identifiers repeat); the model verifies either way.
+  if (subset_.head > 0) note_extra_ids(history);
+  session_.set_output_subset(subset_.head > 0 ? &subset_ : nullptr);
+  return catch_up(history, interrupt);
+}
+
 Result<std::vector<int32_t>> DraftModel::propose(std::span<const int32_t> history, int limit,
                                                  const std::atomic<bool>* interrupt, const EndsGeneration* ends) {
   std::vector<int32_t> draft;
@@ -53,11 +66,7 @@ Result<std::vector<int32_t>> DraftModel::propose(std::span<const int32_t> histor
   const int want = std::min({length_.get(), limit, room});
   if (want <= 0) return draft;
 
-  // With a vocabulary head, the draft proposes only what it scores: the frequent ids and
-  // those of the history (identifiers repeat); the model verifies either way.
-  if (subset_.head > 0) note_extra_ids(history);
-  session_.set_output_subset(subset_.head > 0 ? &subset_ : nullptr);
-  if (Status s = catch_up(history, interrupt); !s) return s.error();
+  if (Status s = prefill(history, interrupt); !s) return s.error();
 
   const size_t n_vocab = session_.logits().size();
   for (int i = 0; i < want; ++i) {

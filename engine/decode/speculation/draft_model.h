@@ -51,6 +51,12 @@ class DraftModel {
   Result<std::vector<int32_t>> propose(std::span<const int32_t> history, int limit,
                                        const std::atomic<bool>* interrupt = nullptr,
                                        const EndsGeneration* ends = nullptr);
+  // Brings the draft's cache to `history` and the logits after it without drafting: a
+  // warm-up in idle time (a prefill-only request), so that the request that follows drafts
+  // at once instead of first prefilling the draft's cache for the whole prompt. Fails as
+  // propose() does (an interrupt, a history the cache cannot hold).
+  Status prefill(std::span<const int32_t> history, const std::atomic<bool>* interrupt = nullptr);
+
   // Feeds back how a draft fared, to adapt the draft length.
   void record(int proposed, int accepted) { length_.record(proposed, accepted); }
   // Feeds back what the draft cost to make and to verify, to choose the length by cost.

@@ -149,6 +149,46 @@ TEST_CASE("draft model: greedy output is identical to the model alone", "[draft_
   }
 }
 
+TEST_CASE("draft model: a warm-up brings the draft's cache to the prompt too", "[draft_model]") {
+  test::TempDir dir;
+  const auto target = dir / "target.gguf";
+  REQUIRE(write_synthetic_model(model_spec("qwen2", 7), target).ok());
+  auto alone = load(target, {}, false);
+  auto drafted = load(target, target, false, "keep");
+  const std::string prefix = "def area(width, height):\n    return width * height\n\ndef perimeter(a, b):\n    ";
+  // A prefill-only request leaves the draft's cache alone unless it is a warm-up.
+  CompletionRequest early = request("doc", prefix, "\n", 16);
+  early.prefill_only = true;
+  run(*drafted, early);
+  CHECK(drafted->draft_model()->session().tokens().empty());
+  CompletionRequest warm = request("doc", prefix, "\n", 16);
+  warm.prefill_only = true;
+  warm.warm_draft = true;
+  const test::Recorded w = run(*drafted, warm);
+  const int prompt_tokens = w.last().timings.tokens_reused + w.last().timings.tokens_prefilled;
+  REQUIRE(prompt_tokens > 8);
+  CHECK(w.last().timings.tokens_generated == 0);
+  // The draft's cache holds the prompt and the logits after it: the first draft of the
+  // request that follows runs one token (the model's first), not the prompt.
+  const DraftModel* draft = drafted->draft_model();
+  REQUIRE(draft != nullptr);
+  CHECK(static_cast<int>(draft->session().tokens().size()) == prompt_tokens);
+  CHECK(draft->session().logits_follow_cache());
+  CHECK(w.last().timings.draft_ms > 0);
+  const test::Recorded real = run(*drafted, request("doc", prefix, "\n", 16));
+  CHECK(real.last().timings.tokens_prefilled == 0);
+  CHECK(real.last().timings.model_drafts_proposed > 0);
+  CHECK(real.last().text == run(*alone, request("doc", prefix, "\n", 16)).last().text);
+  // Sampling (no speculation) leaves the draft's cache alone.
+  CompletionRequest sampled = request("other", "x = 1\n", "\n", 16);
+  sampled.prefill_only = true;
+  sampled.warm_draft = true;
+  sampled.temperature = 0.8f;
+  const std::vector<int32_t> before = draft->session().tokens();
+  run(*drafted, sampled);
+  CHECK(draft->session().tokens() == before);
+}
+
 TEST_CASE("draft model: rolling back a rejected draft leaves the draft's cache as plain decoding would",
           "[draft_model]") {
   test::TinyModel tiny;
