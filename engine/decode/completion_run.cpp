@@ -270,6 +270,7 @@ class Run {
     const DraftModel::EndsGeneration ends = [this](int32_t t) { return end_of_generation(t); };
     Result<std::vector<int32_t>> proposed = model->propose(history, limit, req_.cancel.get(), &ends);
     last_draft_ms_ = ms_between(t0, Clock::now());
+    last_catch_up_ = model->last_catch_up_tokens();
     ctx_.timings.draft_ms += last_draft_ms_;
     if (!proposed) return d;
     if (ctx_.settings.draft_filter)
@@ -363,7 +364,10 @@ class Run {
         ctx_.timings.model_drafts_proposed += proposed;
         ctx_.timings.model_drafts_accepted += accepted;
         ctx_.draft_model->record(proposed, accepted);
-        ctx_.draft_model->record_costs(proposed, last_draft_ms_, pass_ms);
+        // A draft that first prefilled the draft's cache for a new prompt cost what no later
+        // draft will: left out of the cost lines, which would otherwise keep drafts short
+        // for the next few dozen rounds.
+        if (last_catch_up_ <= kOrdinaryCatchUp) ctx_.draft_model->record_costs(proposed, last_draft_ms_, pass_ms);
       } else {
         drafter.record(proposed, accepted);
       }
@@ -416,6 +420,10 @@ class Run {
   std::vector<TokenId> allowed_; // reused: the tokens allowed at a healing step
   StopReason stop_ = StopReason::kMaxTokens;
   double last_draft_ms_ = 0;  // the draft model's time for the latest draft
+  int last_catch_up_ = 0;     // tokens the draft's cache ran before the latest draft
+  // A catch-up of up to this many tokens (a keystroke's change, the model's last tokens) is
+  // one batched pass of the draft, part of what every draft costs.
+  static constexpr int kOrdinaryCatchUp = 8;
   bool first_line_done_ = false;  // note_confidence: the first line with text is complete
   bool line_has_text_ = false;    // ... the text so far holds more than whitespace
   double logprob_sum_ = 0;

@@ -29,6 +29,7 @@ Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<
   // Roll back to the longest common prefix with the history, then run the rest of it (at
   // least the last token, for the logits that follow it), moving the spans found further
   // on in the cache instead of running them.
+  caught_up_ = 0;
   const Session::Reuse reuse = session_.begin_reuse(history, chunk_reuse_min_);
   if (reuse.up_to_date) return {};
   const std::vector<ReusedChunk>& chunks = reuse.chunks;
@@ -38,6 +39,7 @@ Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<
     if (end > pos) {
       const LogitsFor logits = end == history.size() ? LogitsFor::kLast : LogitsFor::kNone;
       if (Status s = session_.eval(history.subspan(pos, end - pos), logits, interrupt); !s) return s;
+      caught_up_ += static_cast<int>(end - pos);
     }
     if (i == chunks.size()) return {};
     if (Status s = session_.place_stashed(i); !s) return s;

@@ -72,6 +72,10 @@ class DraftModel {
 
   // The length of the next draft; 0 while drafting pauses (draft_length.h).
   int draft_length() const { return length_.get(); }
+  // Tokens the draft's cache ran to catch up with the history in the last propose() or
+  // prefill(): 1-2 in a draft after a verification, more after a keystroke, the whole
+  // prompt in a new document (moved chunks not counted).
+  int last_catch_up_tokens() const { return caught_up_; }
   const Session& session() const { return session_; }  // the draft's cache and its tokens
 
  private:
@@ -88,6 +92,7 @@ class DraftModel {
   DraftLength length_;
   int chunk_reuse_min_ = 0;
   OutputSubset subset_;  // head 0: every id
+  int caught_up_ = 0;    // last_catch_up_tokens()
 };
 
 }  // namespace wafer

@@ -173,6 +173,7 @@ TEST_CASE("draft model: a warm-up brings the draft's cache to the prompt too", "
   const DraftModel* draft = drafted->draft_model();
   REQUIRE(draft != nullptr);
   CHECK(static_cast<int>(draft->session().tokens().size()) == prompt_tokens);
+  CHECK(draft->last_catch_up_tokens() == prompt_tokens);
   CHECK(draft->session().logits_follow_cache());
   CHECK(w.last().timings.draft_ms > 0);
   const test::Recorded real = run(*drafted, request("doc", prefix, "\n", 16));
@@ -202,6 +203,7 @@ TEST_CASE("draft model: rolling back a rejected draft leaves the draft's cache a
   REQUIRE(first->size() == 4);
   // The draft's cache holds the history and all drafted tokens but the last.
   CHECK(drafter->session().tokens().size() == history.size() + 3);
+  CHECK(drafter->last_catch_up_tokens() == static_cast<int>(history.size()));  // a new prompt
 
   // The target accepted two drafted tokens and chose another token than the third.
   std::vector<int32_t> next = history;
@@ -209,6 +211,7 @@ TEST_CASE("draft model: rolling back a rejected draft leaves the draft's cache a
   next.push_back(((*first)[2] + 1) % 64);
   auto second = drafter->propose(next, 4);
   REQUIRE(second.ok());
+  CHECK(drafter->last_catch_up_tokens() == 1);  // only the token the target chose
 
   // Plain decoding of the same tokens, one at a time as the draft ran them: the same draft
   // and bit-identical logits, so nothing of the rolled-back tokens is left in the cache.
