@@ -165,14 +165,17 @@ Result<uint64_t> Model::lock_in_ram() const {
   return ::wafer::lock_in_ram(ranges);
 }
 
-void Model::output_row(int32_t token, float* out) const {
-  const uint8_t* row = output_rows_.data + static_cast<size_t>(token) * output_rows_.row_bytes;
-  quant::dequantize_row(output_rows_.type, row, out, output_rows_.cols);
+namespace {
+
+// Row `r` of a matrix as the file stores it, dequantized.
+void dequantize_row_of(const kernels::MatrixView& m, int32_t r, float* out) {
+  quant::dequantize_row(m.type, m.data + static_cast<size_t>(r) * m.row_bytes, out, m.cols);
 }
 
-void Model::embed(int32_t token, float* out) const {
-  const uint8_t* row = token_embd_.data + static_cast<size_t>(token) * token_embd_.row_bytes;
-  quant::dequantize_row(token_embd_.type, row, out, token_embd_.cols);
-}
+}  // namespace
+
+void Model::output_row(int32_t token, float* out) const { dequantize_row_of(output_rows_, token, out); }
+
+void Model::embed(int32_t token, float* out) const { dequantize_row_of(token_embd_, token, out); }
 
 }  // namespace wafer

@@ -1,7 +1,6 @@
 #include "engine/decode/speculation/draft_model.h"
 
 #include <algorithm>
-#include <string>
 
 #include "engine/decode/chunk_reuse.h"
 #include "engine/decode/sampler.h"
@@ -49,9 +48,6 @@ Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<
 
 Status DraftModel::prefill(std::span<const int32_t> history, const std::atomic<bool>* interrupt) {
   if (history.empty()) return {};
-  if (history.size() > static_cast<size_t>(session_.context_size()))
-    return make_error("the draft's cache holds " + std::to_string(session_.context_size()) + " tokens, not " +
-                      std::to_string(history.size()));
   // With a vocabulary head, the draft proposes only what it scores: the frequent ids and
   // those of the history (identifiers repeat); the model verifies either way.
   if (subset_.head > 0) note_extra_ids(history);
