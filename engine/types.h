@@ -147,6 +147,19 @@ struct CompletionRequest {
   // cache between its first and second tokens). Not for a prefill that a waiting request
   // would wait out: the request's first token would wait for the draft too.
   bool warm_draft = false;
+  // With warm_draft: set from any thread to end the draft model's part of the warm-up
+  // while the model's prefill runs on (a request that waits for the model's part must not
+  // wait for the draft's). When present, the draft's part checks this flag instead of
+  // `cancel`: whoever cancels sets both (the daemon's scheduler does).
+  std::shared_ptr<std::atomic<bool>> stop_draft;
+  // Latency first, for a request someone waits for: when the draft model's cache is far
+  // behind this prompt (another document, a jump: its catch-up would run between the
+  // first and second tokens) and catching it up is expected to cost more than drafting
+  // saves over max_tokens (DraftModel::catch_up_pays), decode without the draft model and
+  // say so (Timings::draft_behind), so that the caller catches it up in idle time
+  // (warm_draft). Off: the draft catches up whenever it drafts (background work, one-shot
+  // completions).
+  bool draft_catch_up_later = false;
   double max_prefill_ms = 0;      // 0: no limit
   // The first token within this long after the engine starts the request (0: no budget):
   // when the prefill the cache cannot spare would take longer, the suffix is cut, whole
@@ -179,6 +192,9 @@ struct Timings {
   int model_drafts_proposed = 0;  // of the drafts, those the draft model made (not prompt lookup)
   int model_drafts_accepted = 0;
   double draft_ms = 0;        // the draft model's forward passes: of decode_ms (prefill-only: its warm-up)
+  // The draft model sat this request out: its cache was too far behind the prompt
+  // (CompletionRequest::draft_catch_up_later).
+  bool draft_behind = false;
   int healed_bytes = 0;       // token healing: bytes of the prefix regenerated (0: no healing)
   int budget_cut_tokens = 0;  // suffix tokens left out to meet first_token_budget_ms
   // Of tokens_prefilled, those of each part of the prompt: other files (extra context), the

@@ -3,7 +3,7 @@
 //   bench_draft [--shape 1.5b|3b|7b] [--draft-shape 0.5b] [--threads N] [--predict N]
 //               [--weights q8_0|q4_0|q4_k_m] [--draft-weights q8_0|q4_0|q4_k_m] [--draft-quant q4_0|keep]
 //               [--repeats N] [--prompts N] [--accept 0.5,0.7,0.9] [--max-draft N]
-//               [--file SOURCE] [--kv-type f16|f32|q8_0] [--json]
+//               [--file SOURCE] [--kv-type f16|f32|q8_0] [--far-draft] [--catch-up-later] [--json]
 //
 // Random-weight models agree on nothing, so a draft model's real acceptance cannot be
 // measured on them. Here the draft model (the --draft-shape synthetic model, shape_model.h)
@@ -17,6 +17,12 @@
 // --predict tokens each. Reported: median decode tokens/s (the draft's forward passes are
 // part of decode time), the ratio to the model alone, and the share of drafted tokens
 // accepted; the outputs must be identical to the model alone's.
+//
+// --far-draft: before each timed run with the draft, a warm-up at another place of the file
+// takes the draft's cache there (as a request in another document does), so the run's
+// first draft catches the draft up with its whole prompt first. --catch-up-later: the
+// timed runs may leave that catch-up to later (CompletionRequest::draft_catch_up_later, as
+// the daemon's requests do); "sat out" counts the runs that decoded without the draft.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,6 +52,7 @@ struct Options {
   int threads = 2, predict = 16, repeats = 5, prompts = 4, max_draft = 8;
   std::vector<double> accept{0.5, 0.7, 0.9};
   bool json = false;
+  bool far_draft = false, catch_up_later = false;
 };
 
 [[noreturn]] void die(const std::string& why) {
@@ -76,6 +83,7 @@ struct Row {
   double draft_ms = 0, decode_ms = 0;
   bool identical = true;
   int off_reference = 0;  // runs whose output left the reference
+  int sat_out = 0;        // runs that decoded without the draft (Timings::draft_behind)
 };
 
 CompletionRequest prompt_at(const std::string& text, size_t cursor, int predict, const std::string& key) {
@@ -114,6 +122,8 @@ int main(int argc, char** argv) {
     else if (a == "--file") o.file = value();
     else if (a == "--kv-type") o.kv_type = value();
     else if (a == "--json") o.json = true;
+    else if (a == "--far-draft") o.far_draft = true;
+    else if (a == "--catch-up-later") o.catch_up_later = true;
     else if (a == "--accept") {
       o.accept.clear();
       std::stringstream ss(value());
@@ -165,7 +175,15 @@ int main(int argc, char** argv) {
         synthetic->p = row.p;
         synthetic->rng.seed(static_cast<uint32_t>(1000 * k + r + 1));
         synthetic->off_reference = false;
-        const CompletionEvent ev = run(e, req);
+        if (o.far_draft && row.p >= 0) {  // the draft's cache goes elsewhere (the file's start)
+          CompletionRequest away = prompt_at(text, 1700, o.predict, "away");
+          away.prefill_only = true;
+          away.warm_draft = true;
+          run(e, away);
+        }
+        CompletionRequest timed = req;
+        timed.draft_catch_up_later = o.catch_up_later;
+        const CompletionEvent ev = run(e, timed);
         row.off_reference += synthetic->off_reference ? 1 : 0;
         const Timings& t = ev.timings;
         row.tps.push_back(1000.0 * t.tokens_generated / std::max(1e-3, t.decode_ms));
@@ -174,6 +192,7 @@ int main(int argc, char** argv) {
         row.draft_ms += t.draft_ms;
         row.decode_ms += t.decode_ms;
         row.identical = row.identical && ev.text == alone_warm.text;
+        row.sat_out += t.draft_behind ? 1 : 0;
       }
     }
   }
@@ -187,10 +206,10 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("%s{\"p\":%s,\"tokens_per_s\":%.2f,\"ratio\":%.3f,\"accepted\":%d,\"proposed\":%d,"
-                  "\"draft_share\":%.3f,\"identical\":%s,\"off_reference\":%d}",
+                  "\"draft_share\":%.3f,\"identical\":%s,\"off_reference\":%d,\"sat_out\":%d}",
                   i ? "," : "", r.p < 0 ? "null" : std::to_string(r.p).c_str(), median(r.tps),
                   median(r.tps) / std::max(1e-9, base), r.accepted, r.proposed,
-                  r.decode_ms > 0 ? r.draft_ms / r.decode_ms : 0, r.identical ? "true" : "false", r.off_reference);
+                  r.decode_ms > 0 ? r.draft_ms / r.decode_ms : 0, r.identical ? "true" : "false", r.off_reference, r.sat_out);
     }
     std::printf("]}\n");
     return 0;
@@ -211,6 +230,8 @@ int main(int argc, char** argv) {
                 acc, r.decode_ms > 0 ? 100 * r.draft_ms / r.decode_ms : 0.0, r.identical ? "yes" : "NO");
   }
   for (const Row& r : rows) {
+    if (o.catch_up_later && r.p >= 0)
+      std::printf("draft p=%.2f: the draft sat out %d of %d runs\n", r.p, r.sat_out, o.repeats * o.prompts);
     if (r.off_reference)
       std::printf("draft p=%.2f: the output of %d of %d runs left the reference; their acceptance is not p's\n", r.p,
                   r.off_reference, o.repeats * o.prompts);

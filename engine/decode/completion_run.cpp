@@ -244,8 +244,10 @@ class Run {
   // catching up to that first draft, as before.
   void prefill_draft(const std::vector<TokenId>& prompt) {
     if (!ctx_.draft_model || req_.temperature > 0 || ctx_.settings.draft.max_draft <= 0 || cancelled()) return;
+    const std::atomic<bool>* stop = req_.stop_draft ? req_.stop_draft.get() : req_.cancel.get();
+    if (stop && stop->load(std::memory_order_relaxed)) return;
     const auto t0 = Clock::now();
-    (void)ctx_.draft_model->prefill(prompt, req_.cancel.get());
+    (void)ctx_.draft_model->prefill(prompt, stop);
     ctx_.timings.draft_ms += ms_between(t0, Clock::now());
   }
 
@@ -266,6 +268,12 @@ class Run {
       return d;
     }
     if (static_cast<int>(d.size()) >= std::min(model->draft_length(), limit)) return d;
+    if (!draft_checked_) {  // only the request's first draft can find the draft's cache far behind
+      draft_checked_ = true;
+      if (req_.draft_catch_up_later && !model->catch_up_pays(history, req_.max_tokens - generated_))
+        ctx_.timings.draft_behind = true;
+    }
+    if (ctx_.timings.draft_behind) return d;
     const auto t0 = Clock::now();
     const DraftModel::EndsGeneration ends = [this](int32_t t) { return end_of_generation(t); };
     Result<std::vector<int32_t>> proposed = model->propose(history, limit, req_.cancel.get(), &ends);
@@ -317,8 +325,12 @@ class Run {
       }
       std::vector<int32_t> batch{token};
       bool by_model = false;
-      if (speculate && heal_rest_.empty()) {
-        const int limit = std::min({req_.max_tokens - generated_, room - 1, ctx_.settings.draft.max_draft});
+      // A pass over the token and a draft of d tokens gives up to d + 1 tokens (the row
+      // after the last accepted one names the next): with r tokens still to generate, a
+      // draft of r - 1 can finish the suggestion, and an r-th drafted token would cost a
+      // draft pass and a verification row for nothing.
+      const int limit = std::min({req_.max_tokens - generated_ - 1, room - 1, ctx_.settings.draft.max_draft});
+      if (speculate && heal_rest_.empty() && limit > 0) {
         std::vector<int32_t> d = draft_tokens(drafter, history, prompt.size(), limit, by_model);
         batch.insert(batch.end(), d.begin(), d.end());
       }
@@ -421,6 +433,7 @@ class Run {
   StopReason stop_ = StopReason::kMaxTokens;
   double last_draft_ms_ = 0;  // the draft model's time for the latest draft
   int last_catch_up_ = 0;     // tokens the draft's cache ran before the latest draft
+  bool draft_checked_ = false;  // whether the draft's catch-up was weighed (draft_catch_up_later)
   // A catch-up of up to this many tokens (a keystroke's change, the model's last tokens) is
   // one batched pass of the draft, part of what every draft costs.
   static constexpr int kOrdinaryCatchUp = 8;

@@ -244,6 +244,9 @@ class CompletionService {
   };
   void submit_idle_prefill(const std::string& uri, int64_t version, CompletionRequest request,
                            const IdlePrefillStats& names);
+  // After a request the draft model sat out (Timings::draft_behind): its cache catches up
+  // with the request's prompt in idle time.
+  void catch_up_draft(const CompletionState& st);
   void count_prefilled_parts(const Timings& t);
   // service_exclusion.cpp
   // Reads the exclusion rules again (a new root, setting or .waferignore) and decides anew

@@ -38,6 +38,7 @@ struct CompletionState {
   FimWindow window;           // the context budgets the request was built with
   std::string shown;          // the greedy suggestion (what typing-through remembers)
   CompletionRequest request;  // the greedy request, without streaming and cancel flag
+  bool draft_behind = false;  // the draft model sat the greedy run out (Timings::draft_behind)
   Scheduler::Provider provider = Scheduler::Provider::kLocalEngine;
   std::string served_by;  // the provider's name, as reported
   std::shared_ptr<CompletionReceiver> receiver;

@@ -108,6 +108,7 @@ Scheduler::JobId Scheduler::submit(Job job) {
   s->id = id;
   s->job = std::move(job);
   s->cancel_flag = std::make_shared<std::atomic<bool>>(false);
+  s->stop_draft_flag = std::make_shared<std::atomic<bool>>(false);
   s->submitted = Clock::now();
   by_key_[s->job.key] = id;
   int debounce = s->job.debounce_ms;
@@ -209,6 +210,7 @@ void Scheduler::dispatch_next() {
     if (backend_) return start_on_backend(s);
     CompletionRequest request = s.job.request;
     request.cancel = s.cancel_flag;
+    request.stop_draft = s.stop_draft_flag;
     JobId id = s.id;
     task = [this, id, engine = engine_, request = std::move(request)] {
       if (!engine) {
@@ -349,6 +351,7 @@ void Scheduler::cancel_with(JobId id, Outcome reason) {
     s.cancel_requested = true;
     s.cancel_reason = reason;
     s.cancel_flag->store(true);
+    s.stop_draft_flag->store(true);
     if (auto k = by_key_.find(s.job.key); k != by_key_.end() && k->second == id) by_key_.erase(k);
     if (s.on_backend && backend_) backend_->cancel(id);  // drops the transfer now
     return;
@@ -391,6 +394,9 @@ void Scheduler::supersede_for(JobId id, const CompletionRequest& incoming) {
   State& s = *it->second;
   if (worth_finishing(s, incoming)) {
     if (auto k = by_key_.find(s.job.key); k != by_key_.end() && k->second == id) by_key_.erase(k);
+    // The model's prefill is the newer prompt's start; the draft model's part of a warm-up
+    // is not work the newer job waits for.
+    s.stop_draft_flag->store(true);
     return;
   }
   cancel_with(id, Outcome::kSuperseded);

@@ -134,6 +134,7 @@ class Scheduler {
     Phase phase = Phase::kDebounce;
     TimerBox* timer = nullptr;
     std::shared_ptr<std::atomic<bool>> cancel_flag;
+    std::shared_ptr<std::atomic<bool>> stop_draft_flag;  // CompletionRequest::stop_draft
     Outcome cancel_reason = Outcome::kCancelled;
     bool cancel_requested = false;
     bool on_backend = false;  // running on backend_, not on the engine thread

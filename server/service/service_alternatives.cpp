@@ -50,6 +50,7 @@ void CompletionService::finish_alternatives(const std::shared_ptr<CompletionStat
   if (st->cost) st->cost->alternatives_ms = st->alternatives_ms;
   stats_.count("alternatives_returned", st->suggestions.size());
   answer(st, suggestions_answer(*st));
+  if (st->draft_behind) catch_up_draft(*st);
   start_ahead(st);
 }
 

@@ -238,8 +238,10 @@ Result<CompletionService::RequestId> CompletionService::start_completion(const C
     job.request.first_token_budget_ms = budget;
     if (budget < options_.scheduling.latency_budget_ms) stats_.record("typing_budget_ms", budget);
   }
+  // Someone waits for this one: a draft model far behind its prompt catches up afterwards.
+  job.request.draft_catch_up_later = true;
   stats_.count(mode == Mode::kSingleLine ? "mode_single_line" : "mode_multi_line");
-  if (alternatives || options_.scheduling.ahead_tokens > 0) st->request = job.request;
+  st->request = job.request;
   std::optional<CompletionRequest> early;  // submitted after the job (whose submit ends older background work)
   if (job.debounce_ms > 0 && options_.scheduling.early_prefill) early = job.request;
   job.still_current = [this, uri, version] { return workspace_.version(uri) == version; };
@@ -332,6 +334,11 @@ void CompletionService::on_greedy_done(const std::shared_ptr<CompletionState>& s
                std::to_string(static_cast<int>(r.queue_ms)) + " ms");
   switch (r.outcome) {
     case Scheduler::Outcome::kDone: {
+      if (r.timings.draft_behind) {
+        stats_.count("draft_behind");
+        st->draft_behind = true;
+        if (!st->alternatives) catch_up_draft(*st);  // else after the alternatives
+      }
       // An edit that arrived while the engine ran is a content change in the client's
       // ordinary message stream: the answer for the older text is returned (positions as
       // the request gave them); the client judges whether it is still useful, or cancels.

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "server/service/completion_request.h"
+#include "server/service/completion_state.h"
 #include "server/service/completion_service.h"
 
 namespace wafer {
@@ -44,6 +45,22 @@ void CompletionService::prefill_early(const std::string& uri, const CompletionRe
   copy.cancel = nullptr;  // the scheduler gives the job its own flag
   submit_idle_prefill(uri, version, std::move(copy),
                       {"early_prefill_started", "early_prefill_outcome_", "early_prefill_ms", "early_prefill_tokens"});
+}
+
+// A request that decoded without the draft model because the draft's cache was far behind
+// its prompt (CompletionRequest::draft_catch_up_later: another document, a jump) leaves
+// the catching up to idle time: the same prompt again, prefill-only, with the draft's
+// cache (the model's holds the prompt already). The next request there drafts at once.
+void CompletionService::catch_up_draft(const CompletionState& st) {
+  if (workspace_.version(st.uri) != st.version) return;  // edited meanwhile: a newer request will see
+  CompletionRequest r = st.request;
+  r.should_stop = nullptr;
+  r.cancel = nullptr;  // the scheduler gives the job its own flags
+  r.stop_draft = nullptr;
+  r.warm_draft = true;
+  r.draft_catch_up_later = false;
+  submit_idle_prefill(st.uri, st.version, std::move(r),
+                      {"draft_catch_up_started", "draft_catch_up_outcome_", "draft_catch_up_ms", "draft_catch_up_tokens"});
 }
 
 // A prefill-only background job: any request or keystroke ends it within one layer of the

@@ -14,6 +14,7 @@
 
 #include "tests/support/fixtures/fake_engine.h"
 #include "server/lsp/lsp_server.h"
+#include "server/lsp/stats_json.h"
 #include "tests/support/testing.h"
 #include "tests/support/uv_loop_runner.h"
 
@@ -46,6 +47,10 @@ class LspFixture {
   LspServer& server() { return *server_; }
   FakeEngine& engine() { return dynamic_cast<FakeEngine&>(*server_->scheduler().engine()); }
   UvLoopRunner& loop() { return loop_; }
+  // A `wafer/stats` counter (0 when never counted).
+  uint64_t count(const std::string& name) {
+    return stats_json(server_->stats())["counts"].value(name, uint64_t{0});
+  }
 
   void notify(const std::string& method, const json& params) {
     server_->receive(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", params}}.dump());

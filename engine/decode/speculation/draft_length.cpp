@@ -104,6 +104,7 @@ void DraftLength::choose() {
   // verification pass (which on most machines costs a little more than a plain step).
   const double step = step_count_ > 1e-9 ? step_ms_ / step_count_ : va + vb;
   paused_ = best_rate * step < 1 && rejected_ >= kPauseAfter;
+  saving_ms_ = best_rate > 0 ? std::max(0.0, step - 1 / best_rate) : 0;
 }
 
 }  // namespace wafer

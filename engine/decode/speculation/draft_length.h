@@ -65,6 +65,10 @@ class DraftLength {
   // The acceptance the cost model uses (a prior of 0.5 until drafts are seen).
   double acceptance() const;
 
+  // What drafting at the best length is expected to save per generated token against the
+  // model alone, in ms (0 when it is not expected to pay); -1 until costs are recorded.
+  double saving_per_token_ms() const { return saving_ms_; }
+
  private:
   void choose();  // k_: the most tokens per millisecond
 
@@ -87,6 +91,7 @@ class DraftLength {
   long rounds_ = 0;      // costed rounds
   double looked_ = 0;    // decayed: drafted tokens the model looked at (up to the first rejected)
   double accepted_ = 0;  // decayed: of those, accepted
+  double saving_ms_ = -1;  // saving_per_token_ms()
   CostLine draft_;       // a draft of k tokens: x = k - 1
   CostLine verify_;      // a pass of n tokens: x = n - 1
 };

@@ -1,6 +1,7 @@
 #include "engine/decode/speculation/draft_model.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "engine/decode/chunk_reuse.h"
 #include "engine/decode/sampler.h"
@@ -29,6 +30,7 @@ Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<
   // least the last token, for the logits that follow it), moving the spans found further
   // on in the cache instead of running them.
   caught_up_ = 0;
+  const auto t0 = std::chrono::steady_clock::now();
   const Session::Reuse reuse = session_.begin_reuse(history, chunk_reuse_min_);
   if (reuse.up_to_date) return {};
   const std::vector<ReusedChunk>& chunks = reuse.chunks;
@@ -40,10 +42,35 @@ Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<
       if (Status s = session_.eval(history.subspan(pos, end - pos), logits, interrupt); !s) return s;
       caught_up_ += static_cast<int>(end - pos);
     }
-    if (i == chunks.size()) return {};
+    if (i == chunks.size()) break;
     if (Status s = session_.place_stashed(i); !s) return s;
     pos = end + static_cast<size_t>(chunks[i].n);
   }
+  if (caught_up_ >= kTimedCatchUp) {  // the machine and the depth change: recent ones count most
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double per_token = ms / caught_up_;
+    catch_up_ms_per_token_ = catch_up_ms_per_token_ < 0 ? per_token : 0.7 * catch_up_ms_per_token_ + 0.3 * per_token;
+  }
+  return {};
+}
+
+int DraftModel::catch_up_size(std::span<const int32_t> history) const {
+  const std::vector<int32_t>& cached = session_.tokens();
+  size_t common = 0;
+  while (common < cached.size() && common < history.size() && cached[common] == history[common]) ++common;
+  if (common == history.size() && cached.size() == history.size()) return 0;
+  common = std::min(common, history.size() - 1);
+  int n = static_cast<int>(history.size() - common);
+  if (n < kTimedCatchUp) return n;  // short: no need to plan the moves
+  for (const ReusedChunk& c : plan_chunk_reuse(cached, history, static_cast<int>(common), chunk_reuse_min_)) n -= c.n;
+  return n;
+}
+
+bool DraftModel::catch_up_pays(std::span<const int32_t> history, int tokens_left) const {
+  const double saving = length_.saving_per_token_ms();
+  if (catch_up_ms_per_token_ < 0 || saving < 0 || history.empty()) return true;
+  const int n = catch_up_size(history);
+  return n < kTimedCatchUp || n * catch_up_ms_per_token_ <= std::max(0, tokens_left) * saving;
 }
 
 Status DraftModel::prefill(std::span<const int32_t> history, const std::atomic<bool>* interrupt) {

@@ -76,6 +76,20 @@ class DraftModel {
   // prefill(): 1-2 in a draft after a verification, more after a keystroke, the whole
   // prompt in a new document (moved chunks not counted).
   int last_catch_up_tokens() const { return caught_up_; }
+
+  // The tokens a draft after `history` would first run to catch the draft's cache up (the
+  // moved chunks not counted); 0 when the cache is at the history already.
+  int catch_up_size(std::span<const int32_t> history) const;
+  // Whether catching the draft's cache up with `history` is expected to cost less than
+  // drafting saves over the `tokens_left` tokens still to generate: the catch-up's size
+  // times the time per token the draft's earlier long catch-ups took, against the saving
+  // per token the draft length's cost lines expect. True while either is unmeasured (the
+  // first long catch-up, the first drafts), and for a catch-up as short as a keystroke's.
+  bool catch_up_pays(std::span<const int32_t> history, int tokens_left) const;
+  // The measured time per token of the draft's long catch-ups (decayed mean), -1 before one.
+  double catch_up_ms_per_token() const { return catch_up_ms_per_token_; }
+  // Catch-ups of at least this many tokens are timed; shorter ones always pay.
+  static constexpr int kTimedCatchUp = 32;
   const Session& session() const { return session_; }  // the draft's cache and its tokens
 
  private:
@@ -93,6 +107,7 @@ class DraftModel {
   int chunk_reuse_min_ = 0;
   OutputSubset subset_;  // head 0: every id
   int caught_up_ = 0;    // last_catch_up_tokens()
+  double catch_up_ms_per_token_ = -1;  // catch_up_ms_per_token()
 };
 
 }  // namespace wafer

@@ -2,7 +2,6 @@
 // decodes its continuation in the background, so the request after the user accepts the
 // suggestion (whole, or line by line) is answered without the engine; any keystroke or
 // other request ends that work at once, so it never holds up a request.
-#include "server/lsp/stats_json.h"
 #include "tests/server/lsp_fixture.h"
 
 using namespace wafer;
@@ -25,11 +24,6 @@ Options with_ahead(int tokens) {
   return o;
 }
 
-uint64_t count(LspFixture& f, const std::string& name) {
-  json counts = stats_json(f.server().stats())["counts"];
-  return counts.value(name, uint64_t{0});
-}
-
 std::string served_by(const json& reply) { return reply["result"]["wafer"]["served_by"]; }
 
 }  // namespace
@@ -39,7 +33,7 @@ TEST_CASE("ahead: the request after accepting a suggestion is answered from the 
   f.open(kPriceUri, kPriceText);
   json first = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 11, 2));
   CHECK(LspFixture::texts(first) == std::vector<std::string>{"total + tax"});
-  REQUIRE(f.loop().run_until([&] { return count(f, "ahead_prepared") == 1; }));
+  REQUIRE(f.loop().run_until([&] { return f.count("ahead_prepared") == 1; }));
   CHECK(f.engine().calls() == 2);  // the greedy run, then the run ahead
   CompletionRequest ahead = f.engine().last_request();
   CHECK(ahead.prefix.ends_with("return total + tax"));
@@ -56,8 +50,8 @@ TEST_CASE("ahead: the request after accepting a suggestion is answered from the 
   json typed = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 24, 2));
   CHECK(LspFixture::texts(typed) == std::vector<std::string>{" fee"});
   CHECK(f.engine().calls() == 2);
-  CHECK(count(f, "ahead_hits") == 2);
-  CHECK(count(f, "ahead_started") == 1);
+  CHECK(f.count("ahead_hits") == 2);
+  CHECK(f.count("ahead_started") == 1);
 }
 
 TEST_CASE("ahead: accepting a multi-line suggestion line by line reaches the continuation", "[lsp][ahead]") {
@@ -68,7 +62,7 @@ TEST_CASE("ahead: accepting a multi-line suggestion line by line reaches the con
   f.open(kPriceUri, "def f():\n    \n");
   json first = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 4, 2));
   CHECK(LspFixture::texts(first) == std::vector<std::string>{"x = 1\n    y = 2"});
-  REQUIRE(f.loop().run_until([&] { return count(f, "ahead_prepared") == 1; }));
+  REQUIRE(f.loop().run_until([&] { return f.count("ahead_prepared") == 1; }));
   // Accept line: the first line and its line break.
   f.notify("textDocument/didPartiallyAcceptCompletion", {{"item", first["result"]["items"][0]}, {"acceptedLength", 10}});
   f.insert(kPriceUri, 1, 4, "x = 1\n    ");
@@ -94,11 +88,11 @@ TEST_CASE("ahead: a keystroke ends the work ahead at once, the next request does
   // The user types something else: the run ahead is superseded, and the next request
   // reaches the engine although the run ahead was never released.
   f.insert(kPriceUri, 1, 11, "x");
-  REQUIRE(f.loop().run_until([&] { return count(f, "ahead_outcome_superseded") == 1; }));
+  REQUIRE(f.loop().run_until([&] { return f.count("ahead_outcome_superseded") == 1; }));
   const int next = f.send_request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 12, 2));
   REQUIRE(f.loop().run_until([&] { return f.engine().calls() == 3; }));
   CHECK(f.engine().last_request().prefix.ends_with("return x"));
-  CHECK(count(f, "ahead_prepared") == 0);
+  CHECK(f.count("ahead_prepared") == 0);
   f.engine().hold(false);
   f.engine().release();
   json reply = f.response(next);
@@ -119,7 +113,7 @@ TEST_CASE("ahead: a request for another document also ends it, aheadTokens 0 tur
     const int other = f.send_request("textDocument/inlineCompletion",
                                      LspFixture::inline_params("file:///w/other.py", 1, 11, 2));
     REQUIRE(f.loop().run_until([&] { return f.engine().calls() == 3; }));
-    CHECK(count(f, "ahead_outcome_superseded") == 1);
+    CHECK(f.count("ahead_outcome_superseded") == 1);
     f.engine().hold(false);
     f.engine().release();
     CHECK(LspFixture::texts(f.response(other)) == std::vector<std::string>{"total + tax"});
@@ -131,5 +125,5 @@ TEST_CASE("ahead: a request for another document also ends it, aheadTokens 0 tur
   json next = f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 22, 2));
   CHECK(served_by(next) == "engine");
   CHECK(f.engine().calls() == 2);
-  CHECK(count(f, "ahead_started") == 0);
+  CHECK(f.count("ahead_started") == 0);
 }

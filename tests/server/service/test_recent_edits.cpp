@@ -3,17 +3,12 @@
 // extra context's tokens are counted per source. Yanked text joins the ring (wafer/yank).
 #include <catch2/catch.hpp>
 
-#include "server/lsp/stats_json.h"
 #include "tests/server/lsp_fixture.h"
 
 using namespace wafer;
 using namespace wafer::test;
 
 namespace {
-
-uint64_t count(LspFixture& f, const std::string& name) {
-  return stats_json(f.server().stats())["counts"].value(name, uint64_t{0});
-}
 
 // The recent chunks of the last request the engine got.
 std::vector<ContextFile> recent_in_prompt(LspFixture& f) {
@@ -61,9 +56,9 @@ TEST_CASE("recent edits: the place edited before shows in the next completion's 
     f.insert(kPriceUri, 1, 11, "t");  // ... then in price.py: rates.py's place joins the ring
     f.request("textDocument/inlineCompletion", LspFixture::inline_params(kPriceUri, 1, 12, 2));
     if (budget > 0) {
-      CHECK(count(f, "extra_tokens_recent") > 0);
+      CHECK(f.count("extra_tokens_recent") > 0);
     } else {
-      CHECK(count(f, "extra_tokens_recent") == 0);
+      CHECK(f.count("extra_tokens_recent") == 0);
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/decode/speculation/draft_model.h"
@@ -66,6 +67,16 @@ std::unique_ptr<LocalEngine> load(const std::filesystem::path& model, const std:
   INFO((e.ok() ? std::string() : e.error().message));
   REQUIRE(e.ok());
   return std::move(*e);
+}
+
+// A prompt of 8 tokens then a 40-token tail, and the same after a keystroke: one token
+// more at the end of the 8.
+std::pair<std::vector<int32_t>, std::vector<int32_t>> keystroke_prompts() {
+  std::vector<int32_t> before;
+  for (int i = 0; i < 48; ++i) before.push_back((i * 7 + 3) % 60 + 1);
+  std::vector<int32_t> after = before;
+  after.insert(after.begin() + 8, 61);
+  return {before, after};
 }
 
 test::Recorded run(LocalEngine& e, const CompletionRequest& r) {
@@ -180,6 +191,17 @@ TEST_CASE("draft model: a warm-up brings the draft's cache to the prompt too", "
   CHECK(real.last().timings.tokens_prefilled == 0);
   CHECK(real.last().timings.model_drafts_proposed > 0);
   CHECK(real.last().text == run(*alone, request("doc", prefix, "\n", 16)).last().text);
+  // A warm-up whose draft part was stopped (a request waits for its model part) prefills
+  // the model only.
+  CompletionRequest stopped = request("third", "class Point:\n    def __init__(self, x):\n        ", "\n", 16);
+  stopped.prefill_only = true;
+  stopped.warm_draft = true;
+  stopped.stop_draft = std::make_shared<std::atomic<bool>>(true);
+  const std::vector<int32_t> draft_cache = draft->session().tokens();
+  const test::Recorded s = run(*drafted, stopped);
+  CHECK(s.last().timings.tokens_prefilled > 8);
+  CHECK(s.last().timings.draft_ms == 0);
+  CHECK(draft->session().tokens() == draft_cache);
   // Sampling (no speculation) leaves the draft's cache alone.
   CompletionRequest sampled = request("other", "x = 1\n", "\n", 16);
   sampled.prefill_only = true;
@@ -377,10 +399,7 @@ TEST_CASE("draft model: a draft ends with a token that ends the generation", "[d
 TEST_CASE("draft model: with chunk reuse a prompt whose tail moved is caught up by moving the tail",
           "[draft_model][chunk_reuse]") {
   test::TinyModel tiny;
-  std::vector<int32_t> before;  // a prefix of 8 tokens, then a 40-token tail
-  for (int i = 0; i < 48; ++i) before.push_back((i * 7 + 3) % 60 + 1);
-  std::vector<int32_t> after = before;  // a keystroke: one token more in the prefix
-  after.insert(after.begin() + 8, 61);
+  const auto [before, after] = keystroke_prompts();
   for (int reuse : {0, 16}) {
     INFO("chunk reuse " << reuse);
     auto drafter = DraftModel::create(*tiny.model, tiny.pool, 128, KvType::F32, 8, reuse);
@@ -402,4 +421,65 @@ TEST_CASE("draft model: with chunk reuse a prompt whose tail moved is caught up 
       CHECK(drafter->session().logits() != plain->logits());
     }
   }
+}
+
+TEST_CASE("draft model: the size of a catch-up is known before it runs, moved chunks left out",
+          "[draft_model][chunk_reuse]") {
+  test::TinyModel tiny;
+  const auto [before, after] = keystroke_prompts();
+  for (int reuse : {0, 16}) {
+    INFO("chunk reuse " << reuse);
+    auto drafter = DraftModel::create(*tiny.model, tiny.pool, 128, KvType::F32, 8, reuse);
+    REQUIRE(drafter.ok());
+    CHECK(drafter->catch_up_size(before) == 48);  // an empty cache: all of it
+    CHECK(drafter->catch_up_pays(before, 0));      // nothing measured yet: catch up, as always
+    REQUIRE(drafter->propose(before, 1).ok());
+    CHECK(drafter->catch_up_size(before) == 0);
+    CHECK(drafter->catch_up_ms_per_token() > 0);  // 48 tokens were timed
+    const int planned = drafter->catch_up_size(after);
+    CHECK(planned == (reuse ? 2 : 41));  // the new token and the last one, or the whole tail
+    REQUIRE(drafter->propose(after, 1).ok());
+    CHECK(drafter->last_catch_up_tokens() == planned);
+  }
+}
+
+TEST_CASE("draft model: a draft far behind a request that may leave it to later sits the request out",
+          "[draft_model]") {
+  test::TempDir dir;
+  const auto target = dir / "target.gguf";
+  REQUIRE(write_synthetic_model(model_spec("qwen2", 7), target).ok());
+  auto alone = load(target, {}, false);
+  auto drafted = load(target, target, false, "keep");
+  const DraftModel* draft = drafted->draft_model();
+  REQUIRE(draft != nullptr);
+  // A first document: the draft catches up with its whole prompt (timed) and drafts.
+  const std::string a = "def area(width, height):\n    return width * height\n\ndef perimeter(a, b):\n    ";
+  const test::Recorded first = run(*drafted, request("a", a, "\n", 16));
+  CHECK(first.last().timings.model_drafts_proposed > 0);
+  REQUIRE(draft->catch_up_ms_per_token() > 0);
+  // Another document, a long prompt, 3 tokens to generate: catching up costs the whole
+  // prompt, drafting could save on 2 tokens at most.
+  std::string b;
+  for (int i = 0; i < 20; ++i) b += "value_" + std::to_string(i) + " = compute(" + std::to_string(i * 3) + ")\n";
+  CompletionRequest far = request("b", b, "\n", 3);
+  far.draft_catch_up_later = true;
+  const std::vector<int32_t> cached = draft->session().tokens();
+  const test::Recorded sat_out = run(*drafted, far);
+  CHECK(sat_out.last().timings.draft_behind);
+  CHECK(sat_out.last().timings.model_drafts_proposed == 0);
+  CHECK(draft->session().tokens() == cached);  // untouched
+  CHECK(sat_out.last().text == run(*alone, request("b", b, "\n", 3)).last().text);
+  // The caller catches it up in idle time; the next request there drafts.
+  CompletionRequest warm = request("b", b, "\n", 3);
+  warm.prefill_only = true;
+  warm.warm_draft = true;
+  run(*drafted, warm);
+  const test::Recorded next = run(*drafted, far);
+  CHECK_FALSE(next.last().timings.draft_behind);
+  CHECK(next.last().timings.model_drafts_proposed > 0);
+  CHECK(next.last().text == sat_out.last().text);
+  // Without draft_catch_up_later the draft catches up whatever it costs.
+  const test::Recorded plain = run(*drafted, request("a", a, "\n", 16));
+  CHECK_FALSE(plain.last().timings.draft_behind);
+  CHECK(plain.last().timings.model_drafts_proposed > 0);
 }
