@@ -270,7 +270,7 @@ class Run {
     if (static_cast<int>(d.size()) >= std::min(model->draft_length(), limit)) return d;
     if (!draft_checked_) {  // only the request's first draft can find the draft's cache far behind
       draft_checked_ = true;
-      if (req_.draft_catch_up_later && !model->catch_up_pays(history, req_.max_tokens - generated_))
+      if (req_.draft_catch_up_later && !model->catch_up_pays(history, generated_, req_.max_tokens))
         ctx_.timings.draft_behind = true;
     }
     if (ctx_.timings.draft_behind) return d;
@@ -388,6 +388,7 @@ class Run {
       if (finished) break;
     }
     ctx_.timings.decode_ms = ms_between(t0, Clock::now());
+    if (ctx_.draft_model && speculate) ctx_.draft_model->note_request_tokens(generated_);
     done(stop_);
   }
 

@@ -66,11 +66,18 @@ int DraftModel::catch_up_size(std::span<const int32_t> history) const {
   return n;
 }
 
-bool DraftModel::catch_up_pays(std::span<const int32_t> history, int tokens_left) const {
+void DraftModel::note_request_tokens(int n) {
+  if (n < 0) return;
+  request_tokens_ = request_tokens_ < 0 ? n : 0.8 * request_tokens_ + 0.2 * n;
+}
+
+bool DraftModel::catch_up_pays(std::span<const int32_t> history, int generated, int max_tokens) const {
   const double saving = length_.saving_per_token_ms();
   if (catch_up_ms_per_token_ < 0 || saving < 0 || history.empty()) return true;
+  double left = std::max(0, max_tokens - generated);
+  if (request_tokens_ >= 0) left = std::min(left, std::max(1.0, request_tokens_ - generated));
   const int n = catch_up_size(history);
-  return n < kTimedCatchUp || n * catch_up_ms_per_token_ <= std::max(0, tokens_left) * saving;
+  return n < kTimedCatchUp || n * catch_up_ms_per_token_ <= left * saving;
 }
 
 Status DraftModel::prefill(std::span<const int32_t> history, const std::atomic<bool>* interrupt) {

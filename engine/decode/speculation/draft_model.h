@@ -81,11 +81,16 @@ class DraftModel {
   // moved chunks not counted); 0 when the cache is at the history already.
   int catch_up_size(std::span<const int32_t> history) const;
   // Whether catching the draft's cache up with `history` is expected to cost less than
-  // drafting saves over the `tokens_left` tokens still to generate: the catch-up's size
-  // times the time per token the draft's earlier long catch-ups took, against the saving
-  // per token the draft length's cost lines expect. True while either is unmeasured (the
-  // first long catch-up, the first drafts), and for a catch-up as short as a keystroke's.
-  bool catch_up_pays(std::span<const int32_t> history, int tokens_left) const;
+  // drafting saves over the rest of a request that has generated `generated` of at most
+  // `max_tokens` tokens: the catch-up's size times the time per token the draft's earlier
+  // long catch-ups took, against the saving per token the draft length's cost lines expect
+  // times the tokens left (those up to max_tokens, or fewer when recent requests ended
+  // sooner: note_request_tokens). True while either cost is unmeasured (the first long
+  // catch-up, the first drafts), and for a catch-up as short as a keystroke's.
+  bool catch_up_pays(std::span<const int32_t> history, int generated, int max_tokens) const;
+  // A request that drafted with this model ended after `n` tokens (its stop rules, its
+  // budget, a cancel): recent requests' lengths bound what drafting can save in the next.
+  void note_request_tokens(int n);
   // The measured time per token of the draft's long catch-ups (decayed mean), -1 before one.
   double catch_up_ms_per_token() const { return catch_up_ms_per_token_; }
   // Catch-ups of at least this many tokens are timed; shorter ones always pay.
@@ -108,6 +113,7 @@ class DraftModel {
   OutputSubset subset_;  // head 0: every id
   int caught_up_ = 0;    // last_catch_up_tokens()
   double catch_up_ms_per_token_ = -1;  // catch_up_ms_per_token()
+  double request_tokens_ = -1;         // decayed mean of note_request_tokens(), -1 before one
 };
 
 }  // namespace wafer

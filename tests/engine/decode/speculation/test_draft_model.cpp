@@ -432,7 +432,7 @@ TEST_CASE("draft model: the size of a catch-up is known before it runs, moved ch
     auto drafter = DraftModel::create(*tiny.model, tiny.pool, 128, KvType::F32, 8, reuse);
     REQUIRE(drafter.ok());
     CHECK(drafter->catch_up_size(before) == 48);  // an empty cache: all of it
-    CHECK(drafter->catch_up_pays(before, 0));      // nothing measured yet: catch up, as always
+    CHECK(drafter->catch_up_pays(before, 1, 1));   // nothing measured yet: catch up, as always
     REQUIRE(drafter->propose(before, 1).ok());
     CHECK(drafter->catch_up_size(before) == 0);
     CHECK(drafter->catch_up_ms_per_token() > 0);  // 48 tokens were timed
@@ -441,6 +441,38 @@ TEST_CASE("draft model: the size of a catch-up is known before it runs, moved ch
     REQUIRE(drafter->propose(after, 1).ok());
     CHECK(drafter->last_catch_up_tokens() == planned);
   }
+}
+
+TEST_CASE("draft model: a catch-up pays when drafting saves more over the tokens left, as recent requests ran",
+          "[draft_model]") {
+  test::TinyModel tiny;
+  auto drafter = DraftModel::create(*tiny.model, tiny.pool, 256, KvType::F32, 8);
+  REQUIRE(drafter.ok());
+  const auto [near, unused] = keystroke_prompts();
+  REQUIRE(drafter->propose(near, 1).ok());  // 48 tokens caught up: timed
+  REQUIRE(drafter->catch_up_ms_per_token() > 0);
+  std::vector<int32_t> far;  // another document: 100 tokens, none in common
+  for (int i = 0; i < 100; ++i) far.push_back((i * 11 + 5) % 60 + 2);
+  far[0] = 63;
+  REQUIRE(drafter->catch_up_size(far) == 100);
+  CHECK(drafter->catch_up_pays(far, 1, 2));  // no saving measured yet
+  // Drafts that save 7.5 us a token (always accepted, a token 1 us, a pass 10 us + 0.5 us a row).
+  for (int r = 0; r < 40; ++r) {
+    drafter->record_step(0.01);
+    const int k = std::max(1, drafter->draft_length());
+    drafter->record(k, k);
+    drafter->record_costs(k, k * 0.001, 0.01 + 0.0005 * k);
+  }
+  // 100 tokens through the model cost more than 7.5 us; a million tokens' savings more.
+  CHECK_FALSE(drafter->catch_up_pays(far, 1, 2));
+  CHECK(drafter->catch_up_pays(far, 1, 1000000));
+  // Recent requests ended after 2 tokens: the next is expected to as well.
+  for (int i = 0; i < 10; ++i) drafter->note_request_tokens(2);
+  CHECK_FALSE(drafter->catch_up_pays(far, 1, 1000000));
+  // A keystroke's catch-up always pays.
+  std::vector<int32_t> typed = near;
+  typed.push_back(5);
+  CHECK(drafter->catch_up_pays(typed, 1, 2));
 }
 
 TEST_CASE("draft model: a draft far behind a request that may leave it to later sits the request out",
