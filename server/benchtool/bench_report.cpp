@@ -226,6 +226,10 @@ std::string format_server_stats(const json& stats) {
     out += "server: drafted tokens the model accepted (answered requests): prompt lookup " + fmt("%.0f", lookup_ok) +
            " of " + fmt("%.0f", lookup) + ", draft model " + fmt("%.0f", model_ok) + " of " + fmt("%.0f", model) + "\n";
   }
+  if (count("draft_behind") > 0)
+    out += "server: the draft model sat out " + fmt("%.0f", count("draft_behind")) +
+           " requests whose prompt it was far behind; caught up after " +
+           fmt("%.0f", count("draft_catch_up_outcome_done")) + " of them\n";
   // Keystrokes answered with nothing on purpose: what the replay's shown rate does not count.
   if (count("confidence_reported") > 0)
     out += "server: the confidence gate held back " + fmt("%.0f", count("held_back_low_confidence")) + " of " +

@@ -198,6 +198,12 @@ TEST_CASE("server stats: drafted tokens accepted, by prompt lookup and by the dr
                           {"latency_ms", nlohmann::json::object()}};
   CHECK(format_server_stats(stats).find("server: drafted tokens the model accepted (answered requests): prompt lookup "
                                         "25 of 30, draft model 5 of 20\n") != std::string::npos);
+  CHECK(format_server_stats(stats).find("sat out") == std::string::npos);
+  stats["counts"]["draft_behind"] = 3;
+  stats["counts"]["draft_catch_up_outcome_done"] = 2;
+  CHECK(format_server_stats(stats).find("server: the draft model sat out 3 requests whose prompt it was far behind; "
+                                        "caught up after 2 of them\n") != std::string::npos);
   stats["counts"] = nlohmann::json::object();  // nothing drafted (or a remote backend): no line
   CHECK(format_server_stats(stats).find("drafted tokens") == std::string::npos);
+  CHECK(format_server_stats(stats).find("sat out") == std::string::npos);
 }
