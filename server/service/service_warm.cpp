@@ -59,6 +59,7 @@ void CompletionService::catch_up_draft(const CompletionState& st) {
   r.stop_draft = nullptr;
   r.warm_draft = true;
   r.draft_catch_up_later = false;
+  r.first_token_budget_ms = 0;  // idle time: the whole prompt, as a warm-up prefills it
   submit_idle_prefill(st.uri, st.version, std::move(r),
                       {"draft_catch_up_started", "draft_catch_up_outcome_", "draft_catch_up_ms", "draft_catch_up_tokens"});
 }

@@ -33,6 +33,7 @@ TEST_CASE("draft catch-up: a request the draft model sat out is followed by its 
   CHECK(r.prefill_only);
   CHECK(r.warm_draft);
   CHECK_FALSE(r.draft_catch_up_later);
+  CHECK(r.first_token_budget_ms == 0);  // idle time: the whole prompt
   CHECK(r.prefix.ends_with("    return "));  // the request's own prompt
   CHECK(r.suffix == "\n");
 }
