@@ -65,7 +65,7 @@ Status Session::place_stashed(size_t i) {
   return {};
 }
 
-Session::Reuse Session::begin_reuse(std::span<const int32_t> prompt, int chunk_reuse_min) {
+Session::Reuse Session::plan_reuse(std::span<const int32_t> prompt, int chunk_reuse_min) const {
   Reuse r;
   while (r.common < tokens_.size() && r.common < prompt.size() && tokens_[r.common] == prompt[r.common]) ++r.common;
   if (r.common == prompt.size() && tokens_.size() == prompt.size() && logits_follow_cache()) {
@@ -74,6 +74,12 @@ Session::Reuse Session::begin_reuse(std::span<const int32_t> prompt, int chunk_r
   }
   r.common = std::min(r.common, prompt.size() - 1);
   r.chunks = plan_chunk_reuse(tokens_, prompt, static_cast<int>(r.common), chunk_reuse_min);
+  return r;
+}
+
+Session::Reuse Session::begin_reuse(std::span<const int32_t> prompt, int chunk_reuse_min) {
+  Reuse r = plan_reuse(prompt, chunk_reuse_min);
+  if (r.up_to_date) return r;
   if (!r.chunks.empty()) stash(r.chunks);
   truncate(static_cast<int>(r.common));
   return r;

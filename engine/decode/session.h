@@ -90,6 +90,8 @@ class Session {
     std::vector<ReusedChunk> chunks;
   };
   Reuse begin_reuse(std::span<const int32_t> prompt, int chunk_reuse_min);
+  // The plan begin_reuse() carries out, without stashing or truncating anything.
+  Reuse plan_reuse(std::span<const int32_t> prompt, int chunk_reuse_min) const;
 
   const std::vector<int32_t>& tokens() const { return tokens_; }
   int context_size() const { return kv_.capacity(); }

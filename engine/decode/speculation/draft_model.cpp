@@ -55,14 +55,11 @@ Status DraftModel::catch_up(std::span<const int32_t> history, const std::atomic<
 }
 
 int DraftModel::catch_up_size(std::span<const int32_t> history) const {
-  const std::vector<int32_t>& cached = session_.tokens();
-  size_t common = 0;
-  while (common < cached.size() && common < history.size() && cached[common] == history[common]) ++common;
-  if (common == history.size() && cached.size() == history.size()) return 0;
-  common = std::min(common, history.size() - 1);
-  int n = static_cast<int>(history.size() - common);
-  if (n < kTimedCatchUp) return n;  // short: no need to plan the moves
-  for (const ReusedChunk& c : plan_chunk_reuse(cached, history, static_cast<int>(common), chunk_reuse_min_)) n -= c.n;
+  if (history.empty()) return 0;
+  const Session::Reuse plan = session_.plan_reuse(history, chunk_reuse_min_);
+  if (plan.up_to_date) return 0;
+  int n = static_cast<int>(history.size() - plan.common);
+  for (const ReusedChunk& c : plan.chunks) n -= c.n;
   return n;
 }
 
