@@ -48,7 +48,7 @@ int run_info(const Options& o) {
   // Why this model: the setting, the best pulled one, or the bundled one.
   const std::string source = std::string(to_string(chosen->source)) +
                              (chosen->source == ModelSource::kBundled
-                                  ? "; for much better suggestions run: wafer pull " + suggested_model()
+                                  ? "; for much better suggestions run: wafer pull " + suggested_pull()
                                   : "");
   if (o.json) {
     nlohmann::json j = info_json(info);

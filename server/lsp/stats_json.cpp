@@ -36,8 +36,14 @@ json stats_json(const Stats& stats, const ServiceStatus& status, const Options& 
       // when $WAFER_CATALOG cannot be read: the daemon's model choice says why).
       if (status.model_choice->source == ModelSource::kBundled)
         if (Result<Catalog> catalog = model_catalog(); catalog)
-          if (const CatalogModel* c = catalog->find(catalog->suggested))
+          if (const CatalogModel* c = catalog->find(catalog->suggested)) {
             s["model"]["suggested"] = {{"name", c->name}, {"bytes", c->size}};
+            // Its draft (faster suggestions, the same text), pulled with it unless the
+            // draftModel setting names another draft or none.
+            if (const CatalogModel* d = c->draft.empty() ? nullptr : catalog->find(c->draft);
+                d && options.draft_model.empty())
+              s["model"]["suggested"]["draft"] = {{"name", d->name}, {"bytes", d->size}};
+          }
     }
   } else {
     s["model"] = nullptr;

@@ -1,5 +1,6 @@
 #include "server/pull/catalog_file.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <set>
@@ -105,7 +106,17 @@ Result<Catalog> parse_catalog(std::string_view text, const std::string& source) 
   }
   if (catalog.models.empty()) return make_error(source + ": no models listed (one per line: NAME SIZE SHA256 URL [FILE])");
   if (Status s = check_drafts(catalog); !s) return make_error(source + ": " + s.error().message);
+  // The first model that drafts for no other: a draft is listed early (it is the smallest)
+  // to draft, not to be offered on its own.
   catalog.suggested = catalog.models.front().name;
+  for (const CatalogModel& m : catalog.models) {
+    const bool drafts = std::any_of(catalog.models.begin(), catalog.models.end(),
+                                    [&](const CatalogModel& other) { return other.draft == m.name; });
+    if (!drafts) {
+      catalog.suggested = m.name;
+      break;
+    }
+  }
   return catalog;
 }
 

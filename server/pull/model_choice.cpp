@@ -130,12 +130,19 @@ Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& 
   for (const fs::path& p : search.bundled)
     if (is_file(p)) return ModelChoice{utf8_from_path(p), ModelSource::kBundled, ""};
   return make_error("no model found: set --model PATH (or the \"model\" setting), or download one with: wafer pull " +
-                    catalog->suggested);
+                    suggested_pull());
 }
 
 std::string suggested_model() {
   Result<Catalog> catalog = model_catalog();
   return catalog ? catalog->suggested : std::string(kSuggestedModel);
+}
+
+std::string suggested_pull() {
+  Result<Catalog> catalog = model_catalog();
+  if (!catalog) catalog = builtin_catalog();
+  const CatalogModel* m = catalog->find(catalog->suggested);
+  return catalog->suggested + (m && !m->draft.empty() ? " --with-draft" : "");
 }
 
 std::string describe_choice(const ModelChoice& c, std::string_view model_name) {
@@ -145,7 +152,7 @@ std::string describe_choice(const ModelChoice& c, std::string_view model_name) {
     case ModelSource::kSetting: break;
     case ModelSource::kCache: s += ", the most capable model in the download cache"; break;
     case ModelSource::kBundled:
-      s += ", the tiny model bundled with wafer; for much better suggestions run: wafer pull " + suggested_model();
+      s += ", the tiny model bundled with wafer; for much better suggestions run: wafer pull " + suggested_pull();
       break;
   }
   return s;

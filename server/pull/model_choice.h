@@ -24,6 +24,9 @@ inline constexpr std::string_view kBundledModelFile = "wafer-tiny-code-q8_0.gguf
 // The model editors suggest to users of the bundled one: the catalogue's (model_catalog()),
 // or the built-in catalogue's when $WAFER_CATALOG cannot be read.
 std::string suggested_model();
+// The arguments of the `wafer pull` that gets it: "NAME", or "NAME --with-draft" when the
+// catalogue pairs it with a draft model (faster suggestions, the same text).
+std::string suggested_pull();
 
 enum class ModelSource { kSetting, kCache, kBundled };
 const char* to_string(ModelSource source);  // "setting", "cache", "bundled"

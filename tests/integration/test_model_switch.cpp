@@ -53,6 +53,9 @@ TEST_CASE("model switch: a model pulled while the bundled one serves takes over 
   REQUIRE(model["source"] == "bundled");
   CHECK(model["suggested"]["name"] == std::string(wafer::kSuggestedModel));
   CHECK(model["suggested"]["bytes"].get<uint64_t>() > 100'000'000);
+  // Its draft, which editors pull with it.
+  CHECK(model["suggested"]["draft"]["name"] == wafer::builtin_catalog().find(wafer::kSuggestedModel)->draft);
+  CHECK(model["suggested"]["draft"]["bytes"].get<uint64_t>() > 100'000'000);
 
   // Nothing new in the cache: the same model stays, nothing is loaded again.
   c.notify("wafer/modelsChanged", nullptr);

@@ -3,7 +3,7 @@
 
     pull_server.py FILE CONTROL_DIR
 
-Serves FILE at /model.gguf (Range requests answered with 206) on 127.0.0.1, printing the
+Serves FILE at /model.gguf and /draft.gguf (Range requests answered with 206) on 127.0.0.1, printing the
 port on stdout. Every request is appended to CONTROL_DIR/requests ("GET /path" plus
 " range=N-" when it asked for a range). While CONTROL_DIR/broken exists, every response
 stops at the middle of the file and the connection is dropped (a transfer that breaks off,
@@ -28,7 +28,7 @@ class Handler(BaseHTTPRequestHandler):
         start = int(m.group(1)) if m else 0
         with open(os.path.join(CONTROL, "requests"), "a") as log:
             log.write("GET %s%s\n" % (self.path, " range=%d-" % start if m else ""))
-        if self.path != "/model.gguf":
+        if self.path not in ("/model.gguf", "/draft.gguf"):
             self.send_error(404)
             return
         if start > len(BODY):

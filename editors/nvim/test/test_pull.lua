@@ -28,9 +28,35 @@ local function fake_binary(last, code)
   return path
 end
 
+local with_draft = vim.deepcopy(bundled)
+with_draft.model.suggested.draft = { name = 'qwen2.5-coder-0.5b', bytes = 500000000 }
+
+-- A stand-in whose `pull NAME` behaves per NAME: `outcomes[NAME] = { last, code }` (after
+-- the progress lines), or `{ hang = true }`: the first progress line, then a long wait.
+local function fake_binary_per_name(outcomes)
+  local lines = { '#!/bin/sh', 'case "$2" in' }
+  for name, o in pairs(outcomes) do
+    table.insert(lines, ('%s)'):format(name))
+    table.insert(lines, 'printf "m.gguf  1.0 / 4.0 MiB   25%%  1.0 MiB/s\\n" >&2')
+    if o.hang then
+      table.insert(lines, 'exec sleep 30')
+    else
+      table.insert(lines, 'printf "m.gguf  2.0 / 4.0 MiB   50%%  1.0 MiB/s\\nm.gguf  4.0 / 4.0 MiB  100%%  1.0 MiB/s\\n" >&2')
+      table.insert(lines, ('printf "%%s\\n" "%s" >&2; exit %d'):format(o.last, o.code))
+    end
+    table.insert(lines, ';;')
+  end
+  table.insert(lines, 'esac')
+  table.insert(lines, 'exit 9')
+  local path = vim.fn.tempname()
+  vim.fn.writefile(lines, path)
+  vim.fn.setfperm(path, 'rwx------')
+  return path
+end
+
 -- Runs :WaferPull NAME with the given binary; returns ok, message, the echoed progress and
--- the notifications shown.
-local function run_pull(binary, name)
+-- the notifications shown. `during(echoed)`, when given, runs while the download does.
+local function run_pull(binary, name, during)
   local saved = config.options.binary
   config.options.binary = binary
   local echoed, shown = {}, {}
@@ -47,6 +73,9 @@ local function run_pull(binary, name)
     pull.pull(name, function(success, message)
       done = { success, message }
     end)
+    if during then
+      during(echoed)
+    end
     h.wait_for(function()
       return done
     end, 5000, 'wafer pull to finish')
@@ -55,6 +84,15 @@ local function run_pull(binary, name)
   config.options.binary = saved
   assert(ok, err)
   return done[1], done[2], echoed, shown
+end
+
+-- The errors among the notifications shown, checked to be exactly one.
+local function one_error(shown)
+  local errors = vim.tbl_filter(function(m)
+    return m.level == vim.log.levels.ERROR
+  end, shown)
+  h.eq(1, #errors, vim.inspect(shown))
+  return errors
 end
 
 local function models_changed_count()
@@ -66,6 +104,32 @@ local function models_changed_count()
     end
   end
   return n
+end
+
+-- :WaferPull without a name while the daemon suggests the model and its draft: the model's
+-- pull succeeds, the draft's goes as `draft` says; waits until the daemon was told once
+-- (the model is there in every case) and returns what run_pull returns.
+local function pull_suggested(draft, during)
+  h.new_buffer('python', { 'import os' })
+  local before = models_changed_count()
+  local orig = client.request_sync
+  client.request_sync = function(method, ...)
+    if method == 'wafer/stats' then
+      return with_draft
+    end
+    return orig(method, ...)
+  end
+  local binary = fake_binary_per_name({
+    ['qwen2.5-coder-1.5b'] = { last = 'wafer pull: saved /c/q.gguf', code = 0 },
+    ['qwen2.5-coder-0.5b'] = draft,
+  })
+  local results = { pcall(run_pull, binary, nil, during) }
+  client.request_sync = orig
+  assert(results[1], results[2])
+  h.wait_for(function()
+    return models_changed_count() == before + 1
+  end, 3000, 'wafer/modelsChanged sent once')
+  return unpack(results, 2)
 end
 
 return {
@@ -115,12 +179,61 @@ return {
     local ok, message, _, shown = run_pull(fake_binary('wafer pull: checksum mismatch: expected ab, got cd', 1), 'x')
     h.eq(false, ok)
     h.eq('checksum mismatch: expected ab, got cd', message)
-    local errors = vim.tbl_filter(function(m)
-      return m.level == vim.log.levels.ERROR
-    end, shown)
-    h.eq(1, #errors, vim.inspect(shown))
+    local errors = one_error(shown)
     h.ok(errors[1].msg:find('could not download x: checksum mismatch'), errors[1].msg)
     h.sleep(200)
     h.eq(before, models_changed_count(), 'the daemon was not told')
+  end },
+
+  { 'the suggested model comes with its draft model: named in the offer', function()
+    local s = pull.suggested(with_draft)
+    h.eq({ name = 'qwen2.5-coder-0.5b', bytes = 500000000 }, s.draft)
+    h.eq(nil, pull.suggested(bundled).draft)
+    local shown = {}
+    local orig = vim.notify
+    vim.notify = function(msg)
+      table.insert(shown, msg)
+    end
+    vim.fn.delete(vim.fn.stdpath('data') .. '/wafer/pull-offered')
+    local offered = pull.offer(with_draft)
+    vim.notify = orig
+    h.eq(true, offered)
+    h.ok(shown[1]:find(':WaferPull downloads qwen2.5-coder-1.5b (1.9 GB) for much better suggestions, and its draft model ' ..
+      'qwen2.5-coder-0.5b (500 MB), which makes them faster.', 1, true), shown[1])
+  end },
+
+  { ':WaferPull without a name pulls the suggested model, then its draft, then tells the daemon', function()
+    local ok, message, echoed, shown = pull_suggested({ last = 'wafer pull: saved /c/d.gguf', code = 0 })
+    h.eq(true, ok, message)
+    -- Each file's progress, echoed while the whole (1.9 + 0.5 GB) advances.
+    h.eq({ 'wafer: downloading qwen2.5-coder-1.5b 25%', 'wafer: downloading qwen2.5-coder-1.5b 50%',
+      'wafer: downloading qwen2.5-coder-1.5b 100%', 'wafer: downloading qwen2.5-coder-0.5b 25%',
+      'wafer: downloading qwen2.5-coder-0.5b 50%', 'wafer: downloading qwen2.5-coder-0.5b 100%' }, echoed)
+    h.ok(vim.tbl_filter(function(m)
+      return m.msg:find('downloaded qwen2.5-coder-1.5b and its draft model qwen2.5-coder-0.5b; completions switch to them now', 1, true)
+    end, shown)[1], vim.inspect(shown))
+  end },
+
+  { 'only the draft fails: the daemon is told (the model serves alone) and the error says so', function()
+    local ok, message, _, shown = pull_suggested({ last = 'wafer pull: d.gguf: sha256 mismatch', code = 1 })
+    h.eq(false, ok)
+    h.eq('d.gguf: sha256 mismatch', message)
+    local errors = one_error(shown)
+    h.ok(errors[1].msg:find('downloaded qwen2.5-coder-1.5b, but could not download its draft model qwen2.5-coder-0.5b: d.gguf: sha256 mismatch', 1, true), errors[1].msg)
+  end },
+
+  { ':WaferPullCancel during the draft: the model serves, the draft resumes next time', function()
+    local ok, message, _, shown = pull_suggested({ hang = true }, function(echoed)
+      h.wait_for(function()
+        return echoed[#echoed] == 'wafer: downloading qwen2.5-coder-0.5b 25%'
+      end, 5000, 'the draft to start')
+      h.eq(84, pull.progress.percent, 'of the whole: (1.9 + 0.25 x 0.5) / 2.4 GB')
+      vim.cmd('WaferPullCancel')
+    end)
+    h.eq(false, ok)
+    h.eq('cancelled', message)
+    h.ok(vim.tbl_filter(function(m)
+      return m.msg:find('The download of its draft model qwen2.5-coder-0.5b was cancelled', 1, true)
+    end, shown)[1], vim.inspect(shown))
   end },
 }

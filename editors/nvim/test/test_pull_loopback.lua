@@ -1,7 +1,7 @@
 -- :WaferPull with the real `wafer pull` and the real daemon (WAFER_TEST_CMD: `wafer lsp`
 -- serving its bundled model), against a loopback HTTP server (pull_server.py) that serves
--- a copy of the bundled model: $WAFER_CATALOG names a test catalogue whose one model lives
--- there; $XDG_CACHE_HOME is run.sh's temporary folder. A wrong checksum is refused with
+-- copies of the bundled model: $WAFER_CATALOG names a test catalogue whose model and the
+-- draft model paired with it live there; $XDG_CACHE_HOME is run.sh's temporary folder. A wrong checksum is refused with
 -- nothing installed and completion goes on; a transfer that breaks off fails with pull's
 -- message, the next :WaferPull resumes it with a Range request, and the daemon switches to
 -- the downloaded model without a restart.
@@ -27,7 +27,8 @@ local port
 local function write_catalogue(sha)
   vim.fn.writefile({
     '# the test catalogue',
-    ('loop-coder %d %s http://127.0.0.1:%d/model.gguf loop-coder.gguf | MIT | served by pull_server.py'):format(size, sha, port),
+    ('loop-draft %d %s http://127.0.0.1:%d/draft.gguf loop-draft.gguf | MIT | drafts'):format(size, sha, port),
+    ('loop-coder %d %s http://127.0.0.1:%d/model.gguf loop-coder.gguf draft=loop-draft | MIT | served by pull_server.py'):format(size, sha, port),
   }, catalogue)
 end
 
@@ -92,8 +93,10 @@ return {
       return m and m.source and m
     end, 60000, 'the model to load')
     h.eq('bundled', m.source)
-    h.eq({ name = 'loop-coder', bytes = size }, m.suggested)
+    -- The first model that drafts for no other, with its draft.
+    h.eq({ name = 'loop-coder', bytes = size, draft = { name = 'loop-draft', bytes = size } }, m.suggested)
     h.eq('loop-coder', pull.suggested({ model = m }).name)
+    h.eq('loop-draft', pull.suggested({ model = m }).draft.name)
   end },
 
   { 'a wrong sha256 is refused: a clear error, nothing in the cache, completion goes on', function()
@@ -110,7 +113,7 @@ return {
     h.type('<Esc>')
   end },
 
-  { 'a transfer that breaks off fails; :WaferPull again resumes it and the daemon switches', function()
+  { 'a transfer that breaks off fails; :WaferPull again resumes it, pulls the draft, and the daemon switches', function()
     write_catalogue(digest)
     vim.fn.writefile({}, control .. '/requests')
     vim.fn.writefile({}, control .. '/broken')
@@ -130,11 +133,14 @@ return {
     shown, echoed = wafer_pull('')
     h.eq({}, errors(shown), vim.inspect(shown))
     h.ok(vim.tbl_filter(function(m)
-      return m.msg:find('downloaded loop-coder; completions switch to it now', 1, true)
+      return m.msg:find('downloaded loop-coder and its draft model loop-draft; completions switch to them now', 1, true)
     end, shown)[1], vim.inspect(shown))
-    h.eq({ ('GET /model.gguf range=%d-'):format(math.floor(size / 2)) }, requests(), 'one resumed request')
-    h.eq('wafer: downloading loop-coder 100%', echoed[#echoed], vim.inspect(echoed))
+    h.eq({ ('GET /model.gguf range=%d-'):format(math.floor(size / 2)), 'GET /draft.gguf' }, requests(),
+      'the model resumed, then the draft')
+    h.ok(vim.tbl_contains(echoed, 'wafer: downloading loop-coder 100%'), vim.inspect(echoed))
+    h.eq('wafer: downloading loop-draft 100%', echoed[#echoed], vim.inspect(echoed))
     h.eq(size, vim.fn.getfsize(cache .. '/loop-coder.gguf'))
+    h.eq(size, vim.fn.getfsize(cache .. '/loop-draft.gguf'))
     h.eq(-1, vim.fn.getfsize(cache .. '/loop-coder.gguf.part'))
 
     local m = h.wait_for(function()
@@ -143,6 +149,7 @@ return {
     end, 60000, 'the daemon to switch to the downloaded model')
     h.eq(cache .. '/loop-coder.gguf', m.path)
     h.eq(nil, m.suggested)
+    h.ok(type(m.draft) == 'string' and m.draft ~= '', 'the draft model drafts for it: ' .. vim.inspect(m))
     h.eq(id, client.id, 'the same daemon (no restart)')
     h.new_buffer('python', { 'import os', '', '' })
     vim.api.nvim_win_set_cursor(0, { 3, 0 })

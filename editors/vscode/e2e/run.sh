@@ -18,7 +18,7 @@
 # finds it itself; none: nothing to find; package: the .vsix E2E_VSIX from scripts/package.sh
 # installed as it is, with no setting, PATH without wafer and an empty home, so its own binary
 # and bundled model serve; pull: the daemon given (the real `wafer`, serving its bundled model)
-# in wafer.path, with $WAFER_CATALOG naming a test catalogue whose one model a loopback server
+# in wafer.path, with $WAFER_CATALOG naming a test catalogue whose model and its draft a loopback server
 # (editors/nvim/test/pull_server.py) hands out and a fresh $XDG_CACHE_HOME, for "Download" on
 # the offer). Each way the extension's log must name the binary and how it was
 # found (and with package, the model beside that binary).
@@ -94,8 +94,12 @@ elif [ "$find" = pull ]; then
   python3 "$root/editors/nvim/test/pull_server.py" "$model" "$tmp/control" > "$tmp/control/port" &
   pull_pid=$!
   for _ in $(seq 50); do [ -s "$tmp/control/port" ] && break; sleep 0.1; done
-  printf 'loop-coder %s %s http://127.0.0.1:%s/model.gguf loop-coder.gguf | MIT | test model\n' \
-    "$(stat -c %s "$model")" "$(sha256sum "$model" | cut -c1-64)" "$(cat "$tmp/control/port")" > "$tmp/catalogue.txt"
+  # The model and the draft model paired with it (both copies of the bundled model).
+  for entry in "loop-draft draft" "loop-coder model draft=loop-draft"; do
+    set -- $entry
+    printf '%s %s %s http://127.0.0.1:%s/%s.gguf %s.gguf %s | MIT | test model\n' "$1" \
+      "$(stat -c %s "$model")" "$(sha256sum "$model" | cut -c1-64)" "$(cat "$tmp/control/port")" "$2" "$1" "${3:-}"
+  done > "$tmp/catalogue.txt"
   cs_env=(VSCODE_CLI=1 "WAFER_CATALOG=$tmp/catalogue.txt" "XDG_CACHE_HOME=$tmp/cache")
 elif [ "$find" = none ]; then
   # Nothing to find: PATH without the daemon, a home folder without ~/.local/bin/wafer.
@@ -167,11 +171,13 @@ logged() {
 }
 re() { printf '%s' "$1" | sed 's/[][\.*^$(){}+?|]/\\&/g'; }  # a literal for grep -E
 if [ $rc -eq 0 ] && [ "$find" = pull ]; then
-  # The file is in the cache as served, fetched once.
-  if cmp -s "$model" "$tmp/cache/wafer/models/loop-coder.gguf"; then echo "e2e: the cache holds the downloaded model"
-  else echo "FAIL: no loop-coder.gguf equal to the served model in $tmp/cache/wafer/models"; rc=1; fi
-  reqs=$(cat "$tmp/control/requests" 2>/dev/null || true)
-  if [ "$reqs" = "GET /model.gguf" ]; then echo "e2e: the server saw: $reqs"
+  # The files are in the cache as served, each fetched once: the model, then its draft.
+  for f in loop-coder loop-draft; do
+    if cmp -s "$model" "$tmp/cache/wafer/models/$f.gguf"; then echo "e2e: the cache holds the downloaded $f"
+    else echo "FAIL: no $f.gguf equal to the served model in $tmp/cache/wafer/models"; rc=1; fi
+  done
+  reqs=$(cat "$tmp/control/requests" 2>/dev/null | tr '\n' ' ' || true)
+  if [ "$reqs" = "GET /model.gguf GET /draft.gguf " ]; then echo "e2e: the server saw: $reqs"
   else echo "FAIL: the server saw: ${reqs:-nothing}"; rc=1; fi
 fi
 if [ $rc -eq 0 ] && [ "$find" = package ]; then

@@ -15,9 +15,10 @@
 // the recommended model.
 //
 // With E2E_FIND=pull the real daemon serves its bundled model and $WAFER_CATALOG names a
-// test catalogue whose model (loop-coder) a loopback server hands out: "Download" on the
-// offer runs `wafer pull loop-coder` under a progress notification, and the daemon switches
-// to the downloaded model (its message names the file in the pull cache).
+// test catalogue whose model (loop-coder) and the draft model paired with it (loop-draft) a
+// loopback server hands out: "Download" on the offer runs `wafer pull loop-coder`, then
+// `wafer pull loop-draft`, under a progress notification, and the daemon switches to the
+// downloaded model (its message names the file in the pull cache).
 //
 // Environment: E2E_URL, E2E_FILE (the workspace file on disk), CHROMIUM, E2E_SHOTS (folder
 // for screenshots), E2E_STREAM (1/0: what wafer.stream is set to, for the checks), E2E_FIND.
@@ -216,7 +217,9 @@ try {
   if (PULL) {
     const offer = page.locator('.notification-toast', { hasText: 'Download loop-coder' }).first();
     await offer.waitFor({ timeout: 60000 });
-    log(`offer: ${JSON.stringify(await offer.innerText())}`);
+    const offerText = await offer.innerText();
+    log(`offer: ${JSON.stringify(offerText)}`);
+    if (!offerText.includes('its draft model loop-draft')) fail(`the offer does not name the draft model: ${JSON.stringify(offerText)}`);
     await offer.locator('.monaco-button', { hasText: 'Download' }).first().click();
     log('clicked Download');
     // Read in the notification center, which lists every notification (toasts come and go:
@@ -224,7 +227,7 @@ try {
     await command('Notifications: Show Notifications');
     const center = page.locator('.notifications-center');
     const item = (text) => center.locator('.notification-list-item', { hasText: text }).first();
-    await item('downloaded loop-coder; completions switch to it now').waitFor({ timeout: 60000 });
+    await item('downloaded loop-coder and its draft model loop-draft; completions switch to them now').waitFor({ timeout: 60000 });
     log('downloaded');
     // The daemon names the model it now serves: the downloaded file, from the pull cache.
     const switched = item('loop-coder.gguf), the most capable model in the download cache');

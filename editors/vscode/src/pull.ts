@@ -1,14 +1,28 @@
 // The model on first use: while the daemon serves its small bundled model (`wafer/stats`
-// names the catalogue model to get instead), the extension offers once, in a notification
-// with actions (never a modal), to download that model with `wafer pull`; the download
-// shows in VS Code's progress notification, can be cancelled, and when it is done the
-// daemon is told (`wafer/modelsChanged`) and switches to it without a restart. A download
-// that fails (offline, a wrong checksum) says why; completion goes on with the bundled
-// model. No `vscode` import: unit-tested with fakes.
+// names the catalogue model to get instead, and the draft model the catalogue pairs with
+// it), the extension offers once, in a notification with actions (never a modal), to
+// download them with `wafer pull`, one after the other; the download shows in VS Code's
+// progress notification, can be cancelled, and when it is done the daemon is told
+// (`wafer/modelsChanged`) and switches to the model (drafted for by the draft) without a
+// restart. A download that fails (offline, a wrong checksum) says why; completion goes on
+// with the bundled model, or with the model alone when only its draft failed. No `vscode`
+// import: unit-tested with fakes.
 
-export interface Suggested {
+export interface PullItem {
   name: string;
-  bytes: number;
+  bytes: number; // 0: unknown
+}
+
+export interface Suggested extends PullItem {
+  // The model that drafts for it (speculative decoding: faster suggestions, the same text).
+  draft?: PullItem;
+}
+
+function pullItem(v: unknown): PullItem | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { name, bytes } = v as { name?: unknown; bytes?: unknown };
+  if (typeof name !== 'string' || name === '') return undefined;
+  return { name, bytes: typeof bytes === 'number' && bytes > 0 ? bytes : 0 };
 }
 
 // The model to offer, from a `wafer/stats` answer: set only while the bundled model serves.
@@ -17,10 +31,11 @@ export function suggestedPull(stats: unknown): Suggested | undefined {
   const model = (stats as { model?: unknown }).model;
   if (typeof model !== 'object' || model === null) return undefined;
   const { source, suggested } = model as { source?: unknown; suggested?: unknown };
-  if (source !== 'bundled' || typeof suggested !== 'object' || suggested === null) return undefined;
-  const { name, bytes } = suggested as { name?: unknown; bytes?: unknown };
-  if (typeof name !== 'string' || name === '') return undefined;
-  return { name, bytes: typeof bytes === 'number' ? bytes : 0 };
+  if (source !== 'bundled') return undefined;
+  const item = pullItem(suggested);
+  if (!item) return undefined;
+  const draft = pullItem((suggested as { draft?: unknown }).draft);
+  return draft ? { ...item, draft } : item;
 }
 
 // The percentage in one of `wafer pull`'s progress lines ("FILE  12.0 / 1100.0 MiB  42%  5.1 MiB/s").
@@ -63,47 +78,81 @@ function size(bytes: number): string {
 export async function offerPull(s: Suggested, deps: PullDeps): Promise<PullOutcome> {
   if (deps.offered()) return 'skipped';
   await deps.setOffered();
-  const what = `${s.name}${s.bytes > 0 ? ` (${size(s.bytes)})` : ''}`;
+  const sized = (i: PullItem) => `${i.name}${i.bytes > 0 ? ` (${size(i.bytes)})` : ''}`;
+  const what = `${sized(s)} for much better suggestions${s.draft ? `, and its draft model ${sized(s.draft)}, which makes them faster` : ''}`;
   const pick = await deps.ask(
-    `wafer completes with its small bundled model. Download ${what} for much better suggestions? ` +
-      `(Later: run "wafer pull ${s.name}" and reload.)`,
+    `wafer completes with its small bundled model. Download ${what}? ` +
+      `(Later: run "wafer pull ${s.name}${s.draft ? ' --with-draft' : ''}" and reload.)`,
     [DOWNLOAD, NOT_NOW],
   );
   if (pick !== DOWNLOAD) return 'declined';
-  return downloadModel(s.name, deps);
+  return downloadModel(s.name, deps, s.draft, s.bytes);
 }
 
-// `wafer pull NAME` under a progress notification, then the daemon told.
-export async function downloadModel(name: string, deps: PullDeps): Promise<PullOutcome> {
-  let code: number | null = null;
+// `wafer pull NAME`, then `wafer pull DRAFT` when a draft is given, under one progress
+// notification (each file's share of it by its size), then the daemon told.
+export async function downloadModel(name: string, deps: PullDeps, draft?: PullItem, bytes = 0): Promise<PullOutcome> {
+  const items: PullItem[] = [{ name, bytes }, ...(draft ? [draft] : [])];
+  // Each file's share of the bar: by size when every size is known, else equal.
+  const sizes = items.every((i) => i.bytes > 0) ? items.map((i) => i.bytes) : items.map(() => 1);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const codes: (number | null)[] = [];
   let last = '';
   let wasCancelled = false;
-  await deps.withProgress(`wafer: downloading ${name}`, async (report, cancelled) => {
+  const title = draft ? `wafer: downloading ${name} and its draft model ${draft.name}` : `wafer: downloading ${name}`;
+  await deps.withProgress(title, async (report, cancelled) => {
     let shown = 0;
-    code = await deps.pull(
-      name,
-      (line) => {
-        if (line.trim() !== '') last = line.trim();
-        const p = pullPercent(line);
-        if (p !== undefined && p > shown) {
-          report(p - shown, `${p}%`);
-          shown = p;
-        }
-      },
-      cancelled,
-    );
-    wasCancelled = cancelled();
+    let before = 0; // the shares of the files done
+    const advance = (item: PullItem, overall: number, p: number) => {
+      const now = Math.floor(overall);
+      if (now > shown) {
+        report(now - shown, items.length > 1 ? `${item.name} ${p}%` : `${p}%`);
+        shown = now;
+      }
+    };
+    for (const [i, item] of items.entries()) {
+      last = '';
+      const code = await deps.pull(
+        item.name,
+        (line) => {
+          if (line.trim() !== '') last = line.trim();
+          const p = pullPercent(line);
+          if (p !== undefined) advance(item, ((before + (sizes[i] * p) / 100) / total) * 100, p);
+        },
+        cancelled,
+      );
+      codes.push(code);
+      wasCancelled = cancelled();
+      if (wasCancelled || code !== 0) return;
+      before += sizes[i];
+      advance(item, (before / total) * 100, 100); // a file downloaded before shows no progress
+    }
   });
-  if (wasCancelled) {
-    deps.info(`wafer: the download of ${name} was cancelled; it resumes where it stopped next time`);
-    return 'cancelled';
-  }
-  if (code !== 0) {
-    const why = last.replace(/^wafer pull:\s*/, '') || `wafer pull exited with ${String(code)}`;
-    deps.error(`wafer: could not download ${name}: ${why}. Completions go on with the bundled model.`);
+  const why = () => last.replace(/^wafer pull:\s*/, '') || `wafer pull exited with ${String(codes[codes.length - 1])}`;
+  if (codes[0] !== 0) {
+    if (wasCancelled) {
+      deps.info(`wafer: the download of ${name} was cancelled; it resumes where it stopped next time`);
+      return 'cancelled';
+    }
+    deps.error(`wafer: could not download ${name}: ${why()}. Completions go on with the bundled model.`);
     return 'failed';
   }
   deps.modelsChanged();
-  deps.info(`wafer: downloaded ${name}; completions switch to it now`);
+  if (draft && codes[1] !== 0) {
+    // The model is there: it serves alone; the draft can be pulled later.
+    if (wasCancelled) {
+      deps.info(
+        `wafer: downloaded ${name}; completions switch to it now. The download of its draft model ${draft.name} ` +
+          `was cancelled; it resumes where it stopped next time`,
+      );
+      return 'cancelled';
+    }
+    deps.error(
+      `wafer: downloaded ${name}, but could not download its draft model ${draft.name}: ${why()}. ` +
+        `Completions switch to ${name} without it.`,
+    );
+    return 'failed';
+  }
+  deps.info(`wafer: downloaded ${name}${draft ? ` and its draft model ${draft.name}` : ''}; completions switch to ${draft ? 'them' : 'it'} now`);
   return 'pulled';
 }

@@ -6,7 +6,15 @@ const bundledStats = {
 };
 
 // Fakes of VS Code and of the `wafer pull` process: what they were asked, and scripted answers.
-function deps(opts: { answer?: string | undefined; lines?: string[]; code?: number | null; cancelAfter?: number } = {}) {
+// `lines`, `code` and `cancelAfter` apply to every pull, or per name when given as a map.
+type PerName<T> = T | Record<string, T>;
+function perName<T>(v: PerName<T> | undefined, name: string, isMap: (v: PerName<T>) => boolean): T | undefined {
+  return v !== undefined && isMap(v) ? (v as Record<string, T>)[name] : (v as T | undefined);
+}
+
+function deps(
+  opts: { answer?: string | undefined; lines?: PerName<string[]>; code?: PerName<number | null>; cancelAfter?: PerName<number> } = {},
+) {
   const seen = {
     asked: [] as string[],
     actions: [] as string[][],
@@ -34,11 +42,14 @@ function deps(opts: { answer?: string | undefined; lines?: string[]; code?: numb
     },
     pull: async (name, onLine) => {
       seen.pulled.push(name);
-      (opts.lines ?? []).forEach((line, i) => {
-        if (opts.cancelAfter !== undefined && i >= opts.cancelAfter) cancelled = true;
+      const lines = perName(opts.lines, name, (v) => !Array.isArray(v)) ?? [];
+      const cancelAfter = perName(opts.cancelAfter, name, (v) => typeof v === 'object');
+      lines.forEach((line, i) => {
+        if (cancelAfter !== undefined && i >= cancelAfter) cancelled = true;
         if (!cancelled) onLine(line);
       });
-      return cancelled ? null : opts.code ?? 0;
+      const code = perName(opts.code, name, (v) => typeof v === 'object' && v !== null);
+      return cancelled ? null : code ?? 0;
     },
     modelsChanged: () => seen.modelsChanged++,
     info: (m) => seen.info.push(m),
@@ -59,9 +70,35 @@ const progressLines = [
   'wafer pull: saved /c/q.gguf (sha256 ok)',
 ];
 
+const draftStats = {
+  model: { ...bundledStats.model, suggested: { ...bundledStats.model.suggested, draft: { name: 'qwen2.5-coder-0.5b', bytes: 500_000_000 } } },
+};
+
+// Each file's progress lines as `wafer pull` prints them.
+function linesOf(file: string, mib: number): string[] {
+  return [
+    `wafer pull: https://example/${file} -> /c/${file}.part`,
+    `${file}  ${(mib / 10).toFixed(1)} / ${mib.toFixed(1)} MiB   10%  50.0 MiB/s`,
+    `${file}  ${(mib / 2).toFixed(1)} / ${mib.toFixed(1)} MiB   50%  50.0 MiB/s`,
+    `${file}  ${mib.toFixed(1)} / ${mib.toFixed(1)} MiB  100%  50.0 MiB/s`,
+    `wafer pull: saved /c/${file} (sha256 ok)`,
+  ];
+}
+const bothLines = { 'qwen2.5-coder-1.5b': linesOf('q.gguf', 1900), 'qwen2.5-coder-0.5b': linesOf('d.gguf', 500) };
+
 describe('suggestedPull', () => {
   it('offers the daemon-named model only while the bundled model serves', () => {
     expect(suggestedPull(bundledStats)).toEqual({ name: 'qwen2.5-coder-1.5b', bytes: 1_900_000_000 });
+    expect(suggestedPull(draftStats)).toEqual({
+      name: 'qwen2.5-coder-1.5b',
+      bytes: 1_900_000_000,
+      draft: { name: 'qwen2.5-coder-0.5b', bytes: 500_000_000 },
+    });
+    // A draft without a name is no draft.
+    expect(suggestedPull({ model: { ...bundledStats.model, suggested: { ...bundledStats.model.suggested, draft: { bytes: 5 } } } })).toEqual(
+      suggestedPull(bundledStats),
+    );
+    expect(suggestedPull({ model: { ...draftStats.model, source: 'cache' } })).toBeUndefined();
     expect(suggestedPull({ model: { ...bundledStats.model, source: 'cache' } })).toBeUndefined();
     expect(suggestedPull({ model: { name: 'x', source: 'bundled' } })).toBeUndefined();
     expect(suggestedPull({ model: null })).toBeUndefined();
@@ -126,5 +163,74 @@ describe('offerPull', () => {
     expect(seen.progress).toEqual([[10, '10%']]);
     expect(seen.modelsChanged).toBe(0);
     expect(seen.info[0]).toContain('cancelled');
+  });
+
+  it('with a draft model: both named in the offer, pulled one after the other under one bar, then the daemon told', async () => {
+    const { d, seen } = deps({ answer: DOWNLOAD, lines: bothLines });
+    expect(await offerPull(suggestedPull(draftStats)!, d)).toBe('pulled');
+    expect(seen.asked[0]).toContain(
+      'Download qwen2.5-coder-1.5b (1.9 GB) for much better suggestions, and its draft model qwen2.5-coder-0.5b (500 MB), which makes them faster?',
+    );
+    expect(seen.asked[0]).toContain('wafer pull qwen2.5-coder-1.5b --with-draft');
+    expect(seen.titles).toEqual(['wafer: downloading qwen2.5-coder-1.5b and its draft model qwen2.5-coder-0.5b']);
+    expect(seen.pulled).toEqual(['qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b']);
+    // The model is 1.9 of the 2.4 GB: 79 % of the bar; the draft the rest.
+    expect(seen.progress).toEqual([
+      [7, 'qwen2.5-coder-1.5b 10%'],
+      [32, 'qwen2.5-coder-1.5b 50%'],
+      [40, 'qwen2.5-coder-1.5b 100%'],
+      [2, 'qwen2.5-coder-0.5b 10%'],
+      [8, 'qwen2.5-coder-0.5b 50%'],
+      [11, 'qwen2.5-coder-0.5b 100%'],
+    ]);
+    expect(seen.progress.reduce((a, [n]) => a + n, 0)).toBe(100);
+    expect(seen.modelsChanged).toBe(1);
+    expect(seen.error).toEqual([]);
+    expect(seen.info).toEqual(['wafer: downloaded qwen2.5-coder-1.5b and its draft model qwen2.5-coder-0.5b; completions switch to them now']);
+  });
+
+  it('a file downloaded before shows no progress: the bar still ends full', async () => {
+    const { d, seen } = deps({
+      answer: DOWNLOAD,
+      lines: { 'qwen2.5-coder-1.5b': ['wafer pull: q.gguf is already downloaded'], 'qwen2.5-coder-0.5b': linesOf('d.gguf', 500) },
+    });
+    expect(await offerPull(suggestedPull(draftStats)!, d)).toBe('pulled');
+    expect(seen.progress[0]).toEqual([79, 'qwen2.5-coder-1.5b 100%']);
+    expect(seen.progress.reduce((a, [n]) => a + n, 0)).toBe(100);
+  });
+
+  it('the model fails: the draft is not pulled and the daemon keeps the bundled model', async () => {
+    const { d, seen } = deps({
+      answer: DOWNLOAD,
+      lines: { 'qwen2.5-coder-1.5b': ['wafer pull: connection refused'] },
+      code: { 'qwen2.5-coder-1.5b': 1 },
+    });
+    expect(await offerPull(suggestedPull(draftStats)!, d)).toBe('failed');
+    expect(seen.pulled).toEqual(['qwen2.5-coder-1.5b']);
+    expect(seen.modelsChanged).toBe(0);
+    expect(seen.error).toEqual(['wafer: could not download qwen2.5-coder-1.5b: connection refused. Completions go on with the bundled model.']);
+  });
+
+  it('only the draft fails: the daemon switches to the model, which serves without it', async () => {
+    const { d, seen } = deps({
+      answer: DOWNLOAD,
+      lines: { 'qwen2.5-coder-1.5b': linesOf('q.gguf', 1900), 'qwen2.5-coder-0.5b': ['wafer pull: d.gguf: sha256 mismatch'] },
+      code: { 'qwen2.5-coder-1.5b': 0, 'qwen2.5-coder-0.5b': 1 },
+    });
+    expect(await offerPull(suggestedPull(draftStats)!, d)).toBe('failed');
+    expect(seen.modelsChanged).toBe(1);
+    expect(seen.error).toEqual([
+      'wafer: downloaded qwen2.5-coder-1.5b, but could not download its draft model qwen2.5-coder-0.5b: d.gguf: sha256 mismatch. ' +
+        'Completions switch to qwen2.5-coder-1.5b without it.',
+    ]);
+  });
+
+  it('cancelled during the draft: the model serves, the draft resumes next time', async () => {
+    const { d, seen } = deps({ answer: DOWNLOAD, lines: bothLines, cancelAfter: { 'qwen2.5-coder-0.5b': 2 } });
+    expect(await offerPull(suggestedPull(draftStats)!, d)).toBe('cancelled');
+    expect(seen.pulled).toEqual(['qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b']);
+    expect(seen.modelsChanged).toBe(1);
+    expect(seen.info[0]).toContain('downloaded qwen2.5-coder-1.5b; completions switch to it now');
+    expect(seen.info[0]).toContain('its draft model qwen2.5-coder-0.5b was cancelled');
   });
 });

@@ -75,7 +75,7 @@ TEST_CASE("wafer info without a model describes the one the daemon would serve, 
   INFO(bundled.err);
   CHECK(bundled.status == 0);
   CHECK(bundled.out.find("wafer-tiny-code-q8_0.gguf") != std::string::npos);
-  CHECK(bundled.out.find("source        bundled; for much better suggestions run: wafer pull qwen2.5-coder") !=
+  CHECK(bundled.out.find("source        bundled; for much better suggestions run: wafer pull qwen2.5-coder-1.5b --with-draft\n") !=
         std::string::npos);
   CHECK(json.status == 0);
   CHECK(nlohmann::json::parse(json.out)["source"] == "bundled");

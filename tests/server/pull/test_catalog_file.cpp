@@ -103,6 +103,8 @@ TEST_CASE("catalogue file: draft=NAME pairs a model with another of the file", "
   CHECK(c->models[1].license == "MIT");
   CHECK(c->models[2].draft == "small");
   CHECK(c->models[2].file == "m.gguf");
+  // The draft is listed first (smallest first) but drafts: the first other model is suggested.
+  CHECK(c->suggested == "big");
   CHECK(error_of(small + "big 20 " + kDigest + " https://x.example/b.gguf draft=nothing\n") ==
         "team.txt: the draft 'nothing' of 'big' is not a model of the catalogue");
   CHECK(error_of("big 20 " + kDigest + " https://x.example/b.gguf draft=big\n") ==

@@ -178,6 +178,7 @@ TEST_CASE("model choice with $WAFER_CATALOG: the file's models are looked for in
   CHECK(bundled->source == ModelSource::kBundled);
   CHECK_THAT(describe_choice(*bundled, ""), Catch::Contains("wafer pull team-small"));  // the file's first model
   CHECK(suggested_model() == "team-small");
+  CHECK(suggested_pull() == "team-small");  // no draft in the file
 
   touch(dir / "cache" / "s.gguf");
   touch(dir / "cache" / "b.gguf.part");
@@ -201,6 +202,8 @@ TEST_CASE("model choice with $WAFER_CATALOG: the file's models are looked for in
   CHECK(choose_model((dir / "bundled.gguf").string(), search).ok());
   CHECK(choose_model((dir / "missing.gguf").string(), search)->path == (dir / "missing.gguf").string());
   CHECK(suggested_model() == kSuggestedModel);
+  // The built-in catalogue pairs it with a draft: the hint pulls both.
+  CHECK(suggested_pull() == std::string(kSuggestedModel) + " --with-draft");
 }
 
 TEST_CASE("model choice: this process's search looks next to the binary, then in the source tree", "[pull][choice]") {

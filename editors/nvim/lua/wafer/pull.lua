@@ -1,10 +1,12 @@
 -- wafer.pull: the model on first use. While the daemon serves its small bundled model
--- (`wafer/stats` names the catalogue model to get instead), the plugin says once, in a
--- notification, that :WaferPull downloads it. :WaferPull [NAME] runs `wafer pull NAME`
--- with the binary the plugin finds, shows its progress in the command line (and in
--- `wafer.pull.progress`, { name, percent }, for statuslines), and when it is done
--- tells the daemon (`wafer/modelsChanged`), which switches to the model without a restart.
--- A failed download (offline, a wrong checksum) says why; completion goes on.
+-- (`wafer/stats` names the catalogue model to get instead, and the draft model the
+-- catalogue pairs with it), the plugin says once, in a notification, that :WaferPull
+-- downloads them. :WaferPull [NAME] runs `wafer pull NAME` (without NAME: the suggested
+-- model, then its draft) with the binary the plugin finds, shows its progress in the
+-- command line (and in `wafer.pull.progress`, { name, percent }, for statuslines; percent
+-- of all the files), and when it is done tells the daemon (`wafer/modelsChanged`), which
+-- switches to the model without a restart. A failed download (offline, a wrong checksum)
+-- says why; completion goes on (with the model alone when only its draft failed).
 local M = {}
 
 M.progress = nil -- { name, percent } while a download runs
@@ -35,11 +37,17 @@ function M.suggested(stats)
   if type(model) ~= 'table' or model.source ~= 'bundled' or type(model.suggested) ~= 'table' then
     return nil
   end
-  local s = model.suggested
-  if type(s.name) ~= 'string' or s.name == '' then
-    return nil
+  local function item(v)
+    if type(v) ~= 'table' or type(v.name) ~= 'string' or v.name == '' then
+      return nil
+    end
+    return { name = v.name, bytes = tonumber(v.bytes) or 0 }
   end
-  return { name = s.name, bytes = tonumber(s.bytes) or 0 }
+  local s = item(model.suggested)
+  if s then
+    s.draft = item(model.suggested.draft) -- the model that drafts for it (faster, the same text)
+  end
+  return s
 end
 
 local function size(bytes)
@@ -61,10 +69,11 @@ function M.offer(stats)
   end
   vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
   vim.fn.writefile({ s.name }, path)
-  notify(('completions come from the small bundled model. :WaferPull downloads %s (%s) for much better suggestions.'):format(
-    s.name,
-    size(s.bytes)
-  ))
+  local what = ('%s (%s) for much better suggestions'):format(s.name, size(s.bytes))
+  if s.draft then
+    what = what .. (', and its draft model %s (%s), which makes them faster'):format(s.draft.name, size(s.draft.bytes))
+  end
+  notify(('completions come from the small bundled model. :WaferPull downloads %s.'):format(what))
   return true
 end
 
@@ -82,8 +91,8 @@ function M.check()
   end, 0)
 end
 
--- Runs `wafer pull NAME` (NAME nil: the model the daemon suggests). `on_done(ok, message)`
--- is for tests; the user sees notifications.
+-- Runs `wafer pull NAME` (NAME nil: the model the daemon suggests, then its draft model).
+-- `on_done(ok, message)` is for tests; the user sees notifications.
 function M.pull(name, on_done)
   on_done = on_done or function() end
   if M.job then
@@ -91,11 +100,16 @@ function M.pull(name, on_done)
     return on_done(false, 'busy')
   end
   local client = require('wafer.client')
+  local items
   if not name or name == '' then
     local stats = client.request_sync('wafer/stats', vim.empty_dict(), 2000)
-    local s = M.suggested(stats)
-    name = s and s.name or 'qwen2.5-coder-1.5b'
+    local s = M.suggested(stats) or { name = 'qwen2.5-coder-1.5b', bytes = 0 }
+    items = { s, s.draft }
+  else
+    items = { { name = name, bytes = 0 } }
   end
+  name = items[1].name
+  local draft = items[2]
   -- The binary as the plugin finds it (`binary`, its own bin/, PATH...), not a `cmd` that
   -- runs the daemon some other way.
   local binary = require('wafer.binary')
@@ -105,55 +119,104 @@ function M.pull(name, on_done)
     notify('cannot download: ' .. why, vim.log.levels.ERROR)
     return on_done(false, why)
   end
-  local last, pending = '', ''
-  M.progress = { name = name, percent = 0 }
-  local function line(l)
-    if l:match('%S') then
-      last = vim.trim(l)
-    end
-    local p = M.percent(l)
-    if p and M.progress and p > M.progress.percent then
-      M.progress.percent = p
-      vim.api.nvim_echo({ { ('wafer: downloading %s %d%%'):format(name, p) } }, false, {})
-    end
+  -- Each file's share of `percent`: by size when every size is known, else equal.
+  local shares, total = {}, 0
+  for i, it in ipairs(items) do
+    shares[i] = (draft and items[1].bytes > 0 and draft.bytes > 0) and it.bytes or 1
+    total = total + shares[i]
   end
-  M.job = vim.fn.jobstart({ found.path, 'pull', name }, {
-    on_stderr = function(_, data)
-      -- data: the chunk split at newlines; its first piece continues the last one.
-      data[1] = pending .. data[1]
-      pending = table.remove(data)
-      for _, l in ipairs(data) do
-        for piece in (l .. '\r'):gmatch('([^\r]*)\r') do
-          line(piece)
+  local before = 0 -- the shares of the files done
+  M.progress = { name = name, percent = 0 }
+  local run
+
+  local function finish(ok, message)
+    M.job, M.progress = nil, nil
+    on_done(ok, message)
+  end
+
+  run = function(i)
+    local item = items[i]
+    local last, pending = '', ''
+    local function line(l)
+      if l:match('%S') then
+        last = vim.trim(l)
+      end
+      local p = M.percent(l)
+      if p and M.progress then
+        local overall = math.floor((before + shares[i] * p / 100) / total * 100)
+        if overall > M.progress.percent then
+          M.progress.percent = overall
+          vim.api.nvim_echo({ { ('wafer: downloading %s %d%%'):format(item.name, p) } }, false, {})
         end
       end
-    end,
-    on_exit = function(_, code)
-      if pending ~= '' then
-        line(pending)
-      end
-      M.job, M.progress = nil, nil
-      if code == 0 then
-        client.notify('wafer/modelsChanged', vim.empty_dict())
-        notify(('downloaded %s; completions switch to it now'):format(name))
-        on_done(true, last)
-      else
+    end
+    M.job = vim.fn.jobstart({ found.path, 'pull', item.name }, {
+      on_stderr = function(_, data)
+        -- data: the chunk split at newlines; its first piece continues the last one.
+        data[1] = pending .. data[1]
+        pending = table.remove(data)
+        for _, l in ipairs(data) do
+          for piece in (l .. '\r'):gmatch('([^\r]*)\r') do
+            line(piece)
+          end
+        end
+      end,
+      on_exit = function(_, code)
+        if pending ~= '' then
+          line(pending)
+        end
         local why = last:gsub('^wafer pull:%s*', '')
-        notify(('could not download %s: %s. Completions go on with the bundled model.'):format(name, why), vim.log.levels.ERROR)
-        on_done(false, why)
-      end
-    end,
-  })
-  if M.job <= 0 then
-    M.job, M.progress = nil, nil
-    notify('cannot run ' .. found.path, vim.log.levels.ERROR)
-    return on_done(false, 'cannot run')
+        if M.cancelled then
+          M.cancelled = nil
+          local what = ('the download of %s was cancelled; it resumes where it stopped next time'):format(item.name)
+          if i > 1 then -- the model is there: it serves alone
+            client.notify('wafer/modelsChanged', vim.empty_dict())
+            what = ('downloaded %s; completions switch to it now. The download of its draft model %s was cancelled; it resumes where it stopped next time'):format(name, item.name)
+          end
+          notify(what)
+          return finish(false, 'cancelled')
+        end
+        if code == 0 and i < #items then
+          before = before + shares[i]
+          M.progress.percent = math.floor(before / total * 100)
+          return run(i + 1)
+        end
+        if code == 0 then
+          client.notify('wafer/modelsChanged', vim.empty_dict())
+          if draft then
+            notify(('downloaded %s and its draft model %s; completions switch to them now'):format(name, draft.name))
+          else
+            notify(('downloaded %s; completions switch to it now'):format(name))
+          end
+          return finish(true, last)
+        end
+        if i == 1 then
+          notify(('could not download %s: %s. Completions go on with the bundled model.'):format(name, why), vim.log.levels.ERROR)
+          return finish(false, why)
+        end
+        -- The model is there: it serves alone; the draft can be pulled later.
+        client.notify('wafer/modelsChanged', vim.empty_dict())
+        notify(('downloaded %s, but could not download its draft model %s: %s. Completions switch to %s without it (:WaferPull again resumes).'):format(
+          name, item.name, why, name), vim.log.levels.ERROR)
+        finish(false, why)
+      end,
+    })
+    if M.job <= 0 then
+      notify('cannot run ' .. found.path, vim.log.levels.ERROR)
+      return finish(false, 'cannot run')
+    end
   end
-  notify(('downloading %s (:WaferPullCancel stops; it resumes next time)'):format(name))
+
+  run(1)
+  if M.job then
+    notify(('downloading %s%s (:WaferPullCancel stops; it resumes next time)'):format(
+      name, draft and (' and its draft model ' .. draft.name) or ''))
+  end
 end
 
 function M.cancel()
   if M.job then
+    M.cancelled = true
     vim.fn.jobstop(M.job)
   end
 end
