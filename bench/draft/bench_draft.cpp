@@ -15,8 +15,9 @@
 // after it), after an untimed warm-up that fills both caches, each of --repeats rounds runs
 // the model alone and then the model with its draft at every p, on the same cached prompt,
 // --predict tokens each. Reported: median decode tokens/s (the draft's forward passes are
-// part of decode time), the ratio to the model alone, and the share of drafted tokens
-// accepted; the outputs must be identical to the model alone's.
+// part of decode time), the ratio to the model alone (of the medians, and "paired": the
+// median of each run's ratio to the model alone's run just before it), and the share of
+// drafted tokens accepted; the outputs must be identical to the model alone's.
 //
 // --far-draft: before each timed run with the draft, a warm-up at another place of the file
 // takes the draft's cache there (as a request in another document does), so the run's
@@ -65,6 +66,15 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The median of each run's tokens/s over the model alone's run of the same round and prompt
+// (measured just before it): steadier than the ratio of the medians where the machine's
+// memory speed drifts within the bench.
+double paired_ratio(const std::vector<double>& tps, const std::vector<double>& alone) {
+  std::vector<double> r;
+  for (size_t j = 0; j < tps.size() && j < alone.size(); ++j) r.push_back(tps[j] / std::max(1e-9, alone[j]));
+  return median(std::move(r));
 }
 
 CompletionEvent run(LocalEngine& e, const CompletionRequest& r) {
@@ -205,10 +215,10 @@ int main(int argc, char** argv) {
                 o.draft_quant.c_str(), o.threads, o.predict, o.repeats, o.prompts, o.max_draft);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("%s{\"p\":%s,\"tokens_per_s\":%.2f,\"ratio\":%.3f,\"accepted\":%d,\"proposed\":%d,"
-                  "\"draft_share\":%.3f,\"identical\":%s,\"off_reference\":%d,\"sat_out\":%d}",
+      std::printf("%s{\"p\":%s,\"tokens_per_s\":%.2f,\"ratio\":%.3f,\"paired_ratio\":%.3f,\"accepted\":%d,"
+                  "\"proposed\":%d,\"draft_share\":%.3f,\"identical\":%s,\"off_reference\":%d,\"sat_out\":%d}",
                   i ? "," : "", r.p < 0 ? "null" : std::to_string(r.p).c_str(), median(r.tps),
-                  median(r.tps) / std::max(1e-9, base), r.accepted, r.proposed,
+                  median(r.tps) / std::max(1e-9, base), paired_ratio(r.tps, rows[0].tps), r.accepted, r.proposed,
                   r.decode_ms > 0 ? r.draft_ms / r.decode_ms : 0, r.identical ? "true" : "false", r.off_reference, r.sat_out);
     }
     std::printf("]}\n");
@@ -219,15 +229,17 @@ int main(int argc, char** argv) {
               o.shape.c_str(), o.weights.c_str(), o.draft_shape.c_str(), o.draft_weights.c_str(),
               o.draft_quant == "keep" ? "stored" : o.draft_quant.c_str(), o.threads, o.predict,
               o.repeats * o.prompts, o.prompts, o.repeats);
-  std::printf("%-14s %10s %7s %18s %12s %10s\n", "", "tokens/s", "ratio", "drafts accepted", "draft time", "identical");
+  std::printf("%-14s %10s %7s %7s %18s %12s %10s\n", "", "tokens/s", "ratio", "paired", "drafts accepted", "draft time",
+              "identical");
   for (const Row& r : rows) {
     char name[32];
     if (r.p < 0) std::snprintf(name, sizeof name, "model alone");
     else std::snprintf(name, sizeof name, "draft p=%.2f", r.p);
     char acc[32] = "-";
     if (r.proposed) std::snprintf(acc, sizeof acc, "%d/%d (%.0f%%)", r.accepted, r.proposed, 100.0 * r.accepted / r.proposed);
-    std::printf("%-14s %10.2f %6.2fx %18s %11.0f%% %10s\n", name, median(r.tps), median(r.tps) / std::max(1e-9, base),
-                acc, r.decode_ms > 0 ? 100 * r.draft_ms / r.decode_ms : 0.0, r.identical ? "yes" : "NO");
+    std::printf("%-14s %10.2f %6.2fx %6.2fx %18s %11.0f%% %10s\n", name, median(r.tps),
+                median(r.tps) / std::max(1e-9, base), paired_ratio(r.tps, rows[0].tps), acc,
+                r.decode_ms > 0 ? 100 * r.draft_ms / r.decode_ms : 0.0, r.identical ? "yes" : "NO");
   }
   for (const Row& r : rows) {
     if (o.catch_up_later && r.p >= 0)
