@@ -21,7 +21,9 @@
 //
 // --far-draft: before each timed run with the draft, a warm-up at another place of the file
 // takes the draft's cache there (as a request in another document does), so the run's
-// first draft catches the draft up with its whole prompt first. --catch-up-later: the
+// first draft catches the draft up with its whole prompt first. An untimed run that drafts
+// at each cursor first measures what drafting saves, as the requests between two switches
+// of a working daemon do. --catch-up-later: the
 // timed runs may leave that catch-up to later (CompletionRequest::draft_catch_up_later, as
 // the daemon's requests do); "sat out" counts the runs that decoded without the draft.
 #include <algorithm>
@@ -179,6 +181,12 @@ int main(int argc, char** argv) {
     if (!bench::record_reference(e, *synthetic, req, o.max_draft)) die("the reference run failed");
     e.set_max_draft(0);
     const CompletionEvent alone_warm = run(e, req);
+    if (o.far_draft && rows.size() > 1) {  // drafting at the cursor first measures what drafting saves, as the
+      e.set_max_draft(o.max_draft);         // daemon's requests between two switches do
+      synthetic->p = rows[1].p;
+      synthetic->rng.seed(static_cast<uint32_t>(1000 * k));
+      run(e, req);
+    }
     for (int r = 0; r < o.repeats; ++r) {
       for (Row& row : rows) {
         e.set_max_draft(row.p < 0 ? 0 : o.max_draft);

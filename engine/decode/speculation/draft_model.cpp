@@ -69,12 +69,14 @@ void DraftModel::note_request_tokens(int n) {
 }
 
 bool DraftModel::catch_up_pays(std::span<const int32_t> history, int generated, int max_tokens) const {
+  if (history.empty()) return true;
+  const int n = catch_up_size(history);
+  if (n < kTimedCatchUp) return true;
   const double saving = length_.saving_per_token_ms();
-  if (catch_up_ms_per_token_ < 0 || saving < 0 || history.empty()) return true;
+  if (catch_up_ms_per_token_ < 0 || saving < 0) return n < kUnmeasuredCatchUp;
   double left = std::max(0, max_tokens - generated);
   if (request_tokens_ >= 0) left = std::min(left, std::max(1.0, request_tokens_ - generated));
-  const int n = catch_up_size(history);
-  return n < kTimedCatchUp || n * catch_up_ms_per_token_ <= left * saving;
+  return n * catch_up_ms_per_token_ <= left * saving;
 }
 
 Status DraftModel::prefill(std::span<const int32_t> history, const std::atomic<bool>* interrupt) {

@@ -85,8 +85,9 @@ class DraftModel {
   // `max_tokens` tokens: the catch-up's size times the time per token the draft's earlier
   // long catch-ups took, against the saving per token the draft length's cost lines expect
   // times the tokens left (those up to max_tokens, or fewer when recent requests ended
-  // sooner: note_request_tokens). True while either cost is unmeasured (the first long
-  // catch-up, the first drafts), and for a catch-up as short as a keystroke's.
+  // sooner: note_request_tokens). True for a catch-up as short as a keystroke's. While
+  // either cost is unmeasured (a fresh engine: no long catch-up timed, no drafts yet), true
+  // only below kUnmeasuredCatchUp tokens.
   bool catch_up_pays(std::span<const int32_t> history, int generated, int max_tokens) const;
   // A request that drafted with this model ended after `n` tokens (its stop rules, its
   // budget, a cancel): recent requests' lengths bound what drafting can save in the next.
@@ -95,6 +96,12 @@ class DraftModel {
   double catch_up_ms_per_token() const { return catch_up_ms_per_token_; }
   // Catch-ups of at least this many tokens are timed; shorter ones always pay.
   static constexpr int kTimedCatchUp = 32;
+  // Before both costs are measured, a catch-up of at least this many tokens does not pay:
+  // the 0.5B draft prefills about a token a millisecond on 2 threads, while drafting saves
+  // a few milliseconds a token of a suggestion (more with a 7B model, whose suggestions
+  // this delays less in proportion). The caller that sat out catches the draft up in idle
+  // time, which times the catch-up, and the next request drafts, which measures the saving.
+  static constexpr int kUnmeasuredCatchUp = 128;
   const Session& session() const { return session_; }  // the draft's cache and its tokens
 
  private:

@@ -432,7 +432,7 @@ TEST_CASE("draft model: the size of a catch-up is known before it runs, moved ch
     auto drafter = DraftModel::create(*tiny.model, tiny.pool, 128, KvType::F32, 8, reuse);
     REQUIRE(drafter.ok());
     CHECK(drafter->catch_up_size(before) == 48);  // an empty cache: all of it
-    CHECK(drafter->catch_up_pays(before, 1, 1));   // nothing measured yet: catch up, as always
+    CHECK(drafter->catch_up_pays(before, 1, 1));   // nothing measured yet, but short: catch up
     REQUIRE(drafter->propose(before, 1).ok());
     CHECK(drafter->catch_up_size(before) == 0);
     CHECK(drafter->catch_up_ms_per_token() > 0);  // 48 tokens were timed
@@ -455,7 +455,11 @@ TEST_CASE("draft model: a catch-up pays when drafting saves more over the tokens
   for (int i = 0; i < 100; ++i) far.push_back((i * 11 + 5) % 60 + 2);
   far[0] = 63;
   REQUIRE(drafter->catch_up_size(far) == 100);
-  CHECK(drafter->catch_up_pays(far, 1, 2));  // no saving measured yet
+  CHECK(drafter->catch_up_pays(far, 1, 2));  // no saving measured yet, and under kUnmeasuredCatchUp tokens
+  std::vector<int32_t> farther = far;  // 200 tokens: too long to run before both costs are known
+  for (int i = 0; i < 100; ++i) farther.push_back((i * 7 + 3) % 60 + 2);
+  REQUIRE(drafter->catch_up_size(farther) == 200);
+  CHECK_FALSE(drafter->catch_up_pays(farther, 1, 1000000));
   // Drafts that save 7.5 us a token (always accepted, a token 1 us, a pass 10 us + 0.5 us a row).
   for (int r = 0; r < 40; ++r) {
     drafter->record_step(0.01);
@@ -466,6 +470,7 @@ TEST_CASE("draft model: a catch-up pays when drafting saves more over the tokens
   // 100 tokens through the model cost more than 7.5 us; a million tokens' savings more.
   CHECK_FALSE(drafter->catch_up_pays(far, 1, 2));
   CHECK(drafter->catch_up_pays(far, 1, 1000000));
+  CHECK(drafter->catch_up_pays(farther, 1, 1000000));  // both measured: weighed like any other
   // Recent requests ended after 2 tokens: the next is expected to as well.
   for (int i = 0; i < 10; ++i) drafter->note_request_tokens(2);
   CHECK_FALSE(drafter->catch_up_pays(far, 1, 1000000));
@@ -475,18 +480,36 @@ TEST_CASE("draft model: a catch-up pays when drafting saves more over the tokens
   CHECK(drafter->catch_up_pays(typed, 1, 2));
 }
 
+// A qwen2-shaped synthetic model drafting for itself, and the same model alone.
+struct SelfDraft {
+  test::TempDir dir;
+  std::unique_ptr<LocalEngine> alone, drafted;
+  const DraftModel* draft = nullptr;
+  SelfDraft() {
+    const auto target = dir / "target.gguf";
+    REQUIRE(write_synthetic_model(model_spec("qwen2", 7), target).ok());
+    alone = load(target, {}, false);
+    drafted = load(target, target, false, "keep");
+    draft = drafted->draft_model();
+    REQUIRE(draft != nullptr);
+  }
+  // What the daemon runs after a request that sat out: its prompt, prefill only, the
+  // draft's cache brought there too.
+  void idle_catch_up(CompletionRequest r) {
+    r.prefill_only = true;
+    r.warm_draft = true;
+    run(*drafted, r);
+  }
+};
+
 TEST_CASE("draft model: a draft far behind a request that may leave it to later sits the request out",
           "[draft_model]") {
-  test::TempDir dir;
-  const auto target = dir / "target.gguf";
-  REQUIRE(write_synthetic_model(model_spec("qwen2", 7), target).ok());
-  auto alone = load(target, {}, false);
-  auto drafted = load(target, target, false, "keep");
-  const DraftModel* draft = drafted->draft_model();
-  REQUIRE(draft != nullptr);
+  SelfDraft f;
+  LocalEngine &alone = *f.alone, &drafted = *f.drafted;
+  const DraftModel* draft = f.draft;
   // A first document: the draft catches up with its whole prompt (timed) and drafts.
   const std::string a = "def area(width, height):\n    return width * height\n\ndef perimeter(a, b):\n    ";
-  const test::Recorded first = run(*drafted, request("a", a, "\n", 16));
+  const test::Recorded first = run(drafted, request("a", a, "\n", 16));
   CHECK(first.last().timings.model_drafts_proposed > 0);
   REQUIRE(draft->catch_up_ms_per_token() > 0);
   // Another document, a long prompt, 3 tokens to generate: catching up costs the whole
@@ -496,22 +519,44 @@ TEST_CASE("draft model: a draft far behind a request that may leave it to later 
   CompletionRequest far = request("b", b, "\n", 3);
   far.draft_catch_up_later = true;
   const std::vector<int32_t> cached = draft->session().tokens();
-  const test::Recorded sat_out = run(*drafted, far);
+  const test::Recorded sat_out = run(drafted, far);
   CHECK(sat_out.last().timings.draft_behind);
   CHECK(sat_out.last().timings.model_drafts_proposed == 0);
   CHECK(draft->session().tokens() == cached);  // untouched
-  CHECK(sat_out.last().text == run(*alone, request("b", b, "\n", 3)).last().text);
+  CHECK(sat_out.last().text == run(alone, request("b", b, "\n", 3)).last().text);
   // The caller catches it up in idle time; the next request there drafts.
-  CompletionRequest warm = request("b", b, "\n", 3);
-  warm.prefill_only = true;
-  warm.warm_draft = true;
-  run(*drafted, warm);
-  const test::Recorded next = run(*drafted, far);
+  f.idle_catch_up(request("b", b, "\n", 3));
+  const test::Recorded next = run(drafted, far);
   CHECK_FALSE(next.last().timings.draft_behind);
   CHECK(next.last().timings.model_drafts_proposed > 0);
   CHECK(next.last().text == sat_out.last().text);
   // Without draft_catch_up_later the draft catches up whatever it costs.
-  const test::Recorded plain = run(*drafted, request("a", a, "\n", 16));
+  const test::Recorded plain = run(drafted, request("a", a, "\n", 16));
   CHECK_FALSE(plain.last().timings.draft_behind);
   CHECK(plain.last().timings.model_drafts_proposed > 0);
+}
+
+TEST_CASE("draft model: in a fresh engine a long catch-up sits the request out until it is timed", "[draft_model]") {
+  SelfDraft f;
+  LocalEngine &alone = *f.alone, &drafted = *f.drafted;
+  const DraftModel* draft = f.draft;
+  REQUIRE(draft->catch_up_ms_per_token() < 0);  // nothing timed, nothing drafted
+  std::string c;
+  for (int i = 0; i < 40; ++i) c += "item_" + std::to_string(i) + " = load(" + std::to_string(i * 7) + ")\n";
+  CompletionRequest first = request("c", c, "\n", 16);
+  first.draft_catch_up_later = true;
+  const test::Recorded sat_out = run(drafted, first);
+  CHECK(sat_out.last().timings.draft_behind);
+  CHECK(sat_out.last().timings.model_drafts_proposed == 0);
+  CHECK(draft->session().tokens().empty());  // untouched
+  CHECK(sat_out.last().text == run(alone, request("c", c, "\n", 16)).last().text);
+  // The idle catch-up after it times the draft's prefill; the next request there drafts
+  // (its catch-up is a token or two), which measures the saving.
+  f.idle_catch_up(request("c", c, "\n", 16));
+  CHECK(draft->catch_up_ms_per_token() > 0);
+  CHECK(draft->session().tokens().size() > DraftModel::kUnmeasuredCatchUp);
+  const test::Recorded next = run(drafted, first);
+  CHECK_FALSE(next.last().timings.draft_behind);
+  CHECK(next.last().timings.model_drafts_proposed > 0);
+  CHECK(next.last().text == sat_out.last().text);
 }
