@@ -4,6 +4,7 @@
 
 #include "engine/engine.h"
 #include "server/pull/model_catalog.h"
+#include "server/pull/model_choice.h"
 
 namespace wafer {
 
@@ -44,6 +45,11 @@ json stats_json(const Stats& stats, const ServiceStatus& status, const Options& 
                 d && options.draft_model.empty())
               s["model"]["suggested"]["draft"] = {{"name", d->name}, {"bytes", d->size}};
           }
+      // Serving a catalogue model without the draft the catalogue pairs with it (pulled
+      // without --with-draft): that draft, which editors offer to pull.
+      if (m->draft_model.empty())
+        if (std::optional<CatalogModel> d = draft_to_pull(options.draft_model, *status.model_choice, default_model_search()))
+          s["model"]["suggested_draft"] = {{"name", d->name}, {"bytes", d->size}, {"for", status.model_choice->catalogue_name}};
     }
   } else {
     s["model"] = nullptr;

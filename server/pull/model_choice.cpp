@@ -133,6 +133,18 @@ Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& 
                     suggested_pull());
 }
 
+std::optional<CatalogModel> draft_to_pull(const std::string& setting, const ModelChoice& chosen,
+                                          const ModelSearch& search) {
+  if (!setting.empty() || chosen.catalogue_name.empty()) return std::nullopt;
+  Result<Catalog> catalog = model_catalog();
+  if (!catalog) return std::nullopt;
+  const CatalogModel* model = catalog->find(chosen.catalogue_name);
+  const CatalogModel* draft = model && !model->draft.empty() ? catalog->find(model->draft) : nullptr;
+  Result<fs::path> dir = model_cache_dir(search.cache_dir);
+  if (!draft || !dir || is_file(*dir / draft->file)) return std::nullopt;
+  return *draft;
+}
+
 std::string suggested_model() {
   Result<Catalog> catalog = model_catalog();
   return catalog ? catalog->suggested : std::string(kSuggestedModel);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,11 @@ Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& 
 inline constexpr std::string_view kNoDraftModel = "none";
 Result<std::string> resolve_draft_model(const std::string& setting, const ModelChoice& chosen,
                                         const ModelSearch& search);
+// The catalogue's draft for the chosen catalogue model when a `draftModel` setting of ""
+// would use it but it is not in the pull cache (editors offer to pull it); nullopt
+// otherwise (a setting, no catalogue name, no draft paired, or pulled already).
+std::optional<CatalogModel> draft_to_pull(const std::string& setting, const ModelChoice& chosen,
+                                          const ModelSearch& search);
 
 // The chosen model in a few words, "NAME (PATH)", with where it came from and, for the
 // bundled model, how to get a better one (for the daemon's message and `wafer complete`).

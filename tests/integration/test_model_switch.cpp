@@ -77,6 +77,7 @@ TEST_CASE("model switch: a model pulled while the bundled one serves takes over 
   CHECK(model["path"] == file.string());
   CHECK_FALSE(model.contains("suggested"));
   CHECK_FALSE(model.contains("draft"));
+  CHECK(model["suggested_draft"]["name"] == pulled->draft);  // pulled without its draft: editors offer it
 
   // The model the catalogue pairs with it as its draft appears too (`wafer pull NAME
   // --with-draft`): the same model, now drafted for.
@@ -90,6 +91,7 @@ TEST_CASE("model switch: a model pulled while the bundled one serves takes over 
   model = c.request("wafer/stats", nullptr)["result"]["model"];
   CHECK(model["path"] == file.string());
   CHECK_THAT(model.value("draft", ""), Catch::EndsWith("parameters, weights read as Q5_0"));
+  CHECK_FALSE(model.contains("suggested_draft"));
   c.notify("wafer/modelsChanged", nullptr);  // nothing new: nothing loads
   CHECK(c.request("wafer/stats", nullptr)["result"]["model"].value("draft", "") == model["draft"]);
   CHECK(c.shutdown_and_exit() == 0);

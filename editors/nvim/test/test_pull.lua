@@ -30,6 +30,11 @@ end
 
 local with_draft = vim.deepcopy(bundled)
 with_draft.model.suggested.draft = { name = 'qwen2.5-coder-0.5b', bytes = 500000000 }
+-- A catalogue model serves, pulled without its draft.
+local without_draft = {
+  model = { name = 'qwen2.5-coder-1.5b', source = 'cache',
+    suggested_draft = { name = 'qwen2.5-coder-0.5b', bytes = 500000000, ['for'] = 'qwen2.5-coder-1.5b' } },
+}
 
 -- A stand-in whose `pull NAME` behaves per NAME: `outcomes[NAME] = { last, code }` (after
 -- the progress lines), or `{ hang = true }`: the first progress line, then a long wait.
@@ -86,6 +91,19 @@ local function run_pull(binary, name, during)
   return done[1], done[2], echoed, shown
 end
 
+-- Runs fn with vim.notify captured; returns fn's results and the messages shown.
+local function with_notify(fn)
+  local shown = {}
+  local orig = vim.notify
+  vim.notify = function(msg)
+    table.insert(shown, msg)
+  end
+  local results = { pcall(fn) }
+  vim.notify = orig
+  assert(results[1], results[2])
+  return shown, unpack(results, 2)
+end
+
 -- The errors among the notifications shown, checked to be exactly one.
 local function one_error(shown)
   local errors = vim.tbl_filter(function(m)
@@ -109,13 +127,13 @@ end
 -- :WaferPull without a name while the daemon suggests the model and its draft: the model's
 -- pull succeeds, the draft's goes as `draft` says; waits until the daemon was told once
 -- (the model is there in every case) and returns what run_pull returns.
-local function pull_suggested(draft, during)
+local function pull_suggested(draft, during, stats)
   h.new_buffer('python', { 'import os' })
   local before = models_changed_count()
   local orig = client.request_sync
   client.request_sync = function(method, ...)
     if method == 'wafer/stats' then
-      return with_draft
+      return stats or with_draft
     end
     return orig(method, ...)
   end
@@ -189,14 +207,10 @@ return {
     local s = pull.suggested(with_draft)
     h.eq({ name = 'qwen2.5-coder-0.5b', bytes = 500000000 }, s.draft)
     h.eq(nil, pull.suggested(bundled).draft)
-    local shown = {}
-    local orig = vim.notify
-    vim.notify = function(msg)
-      table.insert(shown, msg)
-    end
     vim.fn.delete(vim.fn.stdpath('data') .. '/wafer/pull-offered')
-    local offered = pull.offer(with_draft)
-    vim.notify = orig
+    local shown, offered = with_notify(function()
+      return pull.offer(with_draft)
+    end)
     h.eq(true, offered)
     h.ok(shown[1]:find(':WaferPull downloads qwen2.5-coder-1.5b (1.9 GB) for much better suggestions, and its draft model ' ..
       'qwen2.5-coder-0.5b (500 MB), which makes them faster.', 1, true), shown[1])
@@ -234,6 +248,30 @@ return {
     h.eq('cancelled', message)
     h.ok(vim.tbl_filter(function(m)
       return m.msg:find('The download of its draft model qwen2.5-coder-0.5b was cancelled', 1, true)
+    end, shown)[1], vim.inspect(shown))
+  end },
+
+  { 'a catalogue model serves without its draft: the draft is offered once, apart from the model', function()
+    h.eq({ name = 'qwen2.5-coder-0.5b', bytes = 500000000, ['for'] = 'qwen2.5-coder-1.5b' }, pull.suggested_draft(without_draft))
+    h.eq(nil, pull.suggested_draft(with_draft))
+    h.eq(nil, pull.suggested(without_draft))
+    vim.fn.delete(vim.fn.stdpath('data') .. '/wafer/draft-offered')
+    local shown, first, again = with_notify(function()
+      return pull.offer(without_draft), pull.offer(without_draft)
+    end)
+    h.eq(true, first)
+    h.eq(false, again)
+    h.eq(1, #shown, vim.inspect(shown))
+    h.ok(shown[1]:find(':WaferPull downloads qwen2.5-coder-0.5b (500 MB), which drafts for qwen2.5-coder-1.5b', 1, true), shown[1])
+  end },
+
+  { ':WaferPull without a name then pulls the draft alone, and the daemon drafts with it', function()
+    local ok, message, echoed, shown = pull_suggested({ last = 'wafer pull: saved /c/d.gguf', code = 0 }, nil, without_draft)
+    h.eq(true, ok, message)
+    h.eq({ 'wafer: downloading qwen2.5-coder-0.5b 25%', 'wafer: downloading qwen2.5-coder-0.5b 50%',
+      'wafer: downloading qwen2.5-coder-0.5b 100%' }, echoed)
+    h.ok(vim.tbl_filter(function(m)
+      return m.msg:find('downloaded qwen2.5-coder-0.5b; it drafts for qwen2.5-coder-1.5b from now on', 1, true)
     end, shown)[1], vim.inspect(shown))
   end },
 }

@@ -156,4 +156,27 @@ return {
     h.ok(h.type_until_ghost('def sub(', 30000), 'a suggestion from the downloaded model')
     h.type('<Esc>')
   end },
+
+  { 'the model serves without its draft: the daemon names the draft; :WaferPull gets it and the daemon drafts', function()
+    vim.fn.delete(cache .. '/loop-draft.gguf')
+    client.notify('wafer/modelsChanged', vim.empty_dict())
+    local m = h.wait_for(function()
+      local m = stats_model()
+      return m and m.source == 'cache' and m.draft == nil and m
+    end, 60000, 'the daemon to serve loop-coder alone')
+    h.eq({ name = 'loop-draft', bytes = size, ['for'] = 'loop-coder' }, m.suggested_draft)
+    vim.fn.writefile({}, control .. '/requests')
+    local shown = wafer_pull('')
+    h.eq({}, errors(shown), vim.inspect(shown))
+    h.ok(vim.tbl_filter(function(n)
+      return n.msg:find('downloaded loop-draft; it drafts for loop-coder from now on', 1, true)
+    end, shown)[1], vim.inspect(shown))
+    h.eq({ 'GET /draft.gguf' }, requests(), 'the draft alone')
+    m = h.wait_for(function()
+      local m = stats_model()
+      return m and type(m.draft) == 'string' and m
+    end, 60000, 'the daemon to draft with it')
+    h.eq(cache .. '/loop-coder.gguf', m.path)
+    h.eq(nil, m.suggested_draft)
+  end },
 }

@@ -10,11 +10,14 @@ import { commands } from './commands';
 import { languageEnabled, readSettings, settingProblems, type WaferSettings } from './config';
 import { ACCEPTED_COMMAND, BinaryNotFoundError, WaferClient } from './client';
 import { nodeHost } from './host';
-import { downloadModel, offerPull, suggestedPull, type PullDeps } from './pull';
+import { downloadModel, offerDraft, offerPull, suggestedDraft, suggestedPull, type Offer, type PullDeps } from './pull';
 import { SuggestionLog, statusText } from './inlineCompletion';
 import { WarmTracker } from './warm';
 
 let client: WaferClient | undefined;
+
+// Where each offer's once-only flag is kept.
+const offerKey: Record<Offer, string> = { model: 'wafer.pullOffered', draft: 'wafer.draftOffered' };
 
 // The model offer's VS Code side (pull.ts): notifications, the progress notification, the
 // `wafer pull` process of the binary that serves, and the once-only flag in globalState.
@@ -67,8 +70,8 @@ function pullDeps(context: vscode.ExtensionContext, wc: WaferClient, output: vsc
       output.error(message);
       void vscode.window.showErrorMessage(message);
     },
-    offered: () => context.globalState.get<boolean>('wafer.pullOffered', false),
-    setOffered: async () => context.globalState.update('wafer.pullOffered', true),
+    offered: (what) => context.globalState.get<boolean>(offerKey[what], false),
+    setOffered: async (what) => context.globalState.update(offerKey[what], true),
   };
 }
 
@@ -133,11 +136,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   reportSettingProblems(output);
   const wc = new WaferClient(output, log, refresh, settings(), () => enabled, context.extensionPath, nodeHost());
   client = wc;
-  // The bundled model serves: offer the better one once (never while a `wafer.model` is set).
+  // The bundled model serves: offer the better one once (never while a `wafer.model` is set);
+  // a catalogue model serves without its draft: offer the draft once.
   const deps = pullDeps(context, wc, output);
   wc.onStats = (stats) => {
     const suggested = suggestedPull(stats);
     if (suggested && settings().model === '') void offerPull(suggested, deps);
+    const draft = suggestedDraft(stats);
+    if (draft) void offerDraft(draft, deps);
   };
   const cmds = commands({
     execute: (command, ...args) => vscode.commands.executeCommand(command, ...args),

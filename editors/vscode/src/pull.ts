@@ -38,6 +38,23 @@ export function suggestedPull(stats: unknown): Suggested | undefined {
   return draft ? { ...item, draft } : item;
 }
 
+export interface SuggestedDraft extends PullItem {
+  for: string; // the catalogue model that serves, which it drafts for
+}
+
+// The draft to offer, from a `wafer/stats` answer: set while a catalogue model serves
+// without the draft model the catalogue pairs with it (pulled without it).
+export function suggestedDraft(stats: unknown): SuggestedDraft | undefined {
+  if (typeof stats !== 'object' || stats === null) return undefined;
+  const model = (stats as { model?: unknown }).model;
+  if (typeof model !== 'object' || model === null) return undefined;
+  const raw = (model as { suggested_draft?: unknown }).suggested_draft;
+  const item = pullItem(raw);
+  const forModel = (raw as { for?: unknown } | undefined)?.for;
+  if (!item || typeof forModel !== 'string' || forModel === '') return undefined;
+  return { ...item, for: forModel };
+}
+
 // The percentage in one of `wafer pull`'s progress lines ("FILE  12.0 / 1100.0 MiB  42%  5.1 MiB/s").
 export function pullPercent(line: string): number | undefined {
   const m = /\s(\d{1,3})%\s/.exec(`${line} `);
@@ -59,13 +76,16 @@ export interface PullDeps {
   modelsChanged(): void;
   info(message: string): void;
   error(message: string): void;
-  // Whether the offer was made before (kept across restarts), and remembering that it was.
-  offered(): boolean;
-  setOffered(): Promise<void>;
+  // Whether the offer of a model, or of a draft for the model that serves, was made before
+  // (kept across restarts), and remembering that it was.
+  offered(what: Offer): boolean;
+  setOffered(what: Offer): Promise<void>;
 }
 
 export const DOWNLOAD = 'Download';
 export const NOT_NOW = 'Not now';
+
+export type Offer = 'model' | 'draft';
 
 export type PullOutcome = 'skipped' | 'declined' | 'pulled' | 'cancelled' | 'failed';
 
@@ -76,8 +96,8 @@ function size(bytes: number): string {
 
 // Makes the offer (once) and, when taken, the download.
 export async function offerPull(s: Suggested, deps: PullDeps): Promise<PullOutcome> {
-  if (deps.offered()) return 'skipped';
-  await deps.setOffered();
+  if (deps.offered('model')) return 'skipped';
+  await deps.setOffered('model');
   const sized = (i: PullItem) => `${i.name}${i.bytes > 0 ? ` (${size(i.bytes)})` : ''}`;
   const what = `${sized(s)} for much better suggestions${s.draft ? `, and its draft model ${sized(s.draft)}, which makes them faster` : ''}`;
   const pick = await deps.ask(
@@ -86,12 +106,34 @@ export async function offerPull(s: Suggested, deps: PullDeps): Promise<PullOutco
     [DOWNLOAD, NOT_NOW],
   );
   if (pick !== DOWNLOAD) return 'declined';
-  return downloadModel(s.name, deps, s.draft, s.bytes);
+  return downloadModel(s.name, deps, s.draft ? { bytes: s.bytes, draft: s.draft } : { bytes: s.bytes });
+}
+
+// Offers (once) the draft model of the catalogue model that serves, and downloads it when
+// taken; the daemon then drafts with it without a restart.
+export async function offerDraft(s: SuggestedDraft, deps: PullDeps): Promise<PullOutcome> {
+  if (deps.offered('draft')) return 'skipped';
+  await deps.setOffered('draft');
+  const pick = await deps.ask(
+    `wafer: ${s.name}${s.bytes > 0 ? ` (${size(s.bytes)})` : ''} drafts for ${s.for}: the same suggestions, faster. ` +
+      `Download it? (Later: run "wafer pull ${s.name}" and reload.)`,
+    [DOWNLOAD, NOT_NOW],
+  );
+  if (pick !== DOWNLOAD) return 'declined';
+  return downloadModel(s.name, deps, { bytes: s.bytes, draftFor: s.for });
+}
+
+// What downloadModel fetches besides NAME, and what NAME is.
+export interface DownloadOptions {
+  bytes?: number; // NAME's size (0 or absent: unknown)
+  draft?: PullItem; // a draft model to pull after NAME
+  draftFor?: string; // NAME is the draft of this model, which serves
 }
 
 // `wafer pull NAME`, then `wafer pull DRAFT` when a draft is given, under one progress
 // notification (each file's share of it by its size), then the daemon told.
-export async function downloadModel(name: string, deps: PullDeps, draft?: PullItem, bytes = 0): Promise<PullOutcome> {
+export async function downloadModel(name: string, deps: PullDeps, opts: DownloadOptions = {}): Promise<PullOutcome> {
+  const { bytes = 0, draft, draftFor } = opts;
   const items: PullItem[] = [{ name, bytes }, ...(draft ? [draft] : [])];
   // Each file's share of the bar: by size when every size is known, else equal.
   const sizes = items.every((i) => i.bytes > 0) ? items.map((i) => i.bytes) : items.map(() => 1);
@@ -134,10 +176,15 @@ export async function downloadModel(name: string, deps: PullDeps, draft?: PullIt
       deps.info(`wafer: the download of ${name} was cancelled; it resumes where it stopped next time`);
       return 'cancelled';
     }
-    deps.error(`wafer: could not download ${name}: ${why()}. Completions go on with the bundled model.`);
+    const goOn = draftFor ? `Completions go on with ${draftFor} alone` : 'Completions go on with the bundled model';
+    deps.error(`wafer: could not download ${name}: ${why()}. ${goOn}.`);
     return 'failed';
   }
   deps.modelsChanged();
+  if (draftFor) {
+    deps.info(`wafer: downloaded ${name}; it drafts for ${draftFor} from now on`);
+    return 'pulled';
+  }
   if (draft && codes[1] !== 0) {
     // The model is there: it serves alone; the draft can be pulled later.
     if (wasCancelled) {

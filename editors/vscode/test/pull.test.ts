@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DOWNLOAD, NOT_NOW, offerPull, pullPercent, suggestedPull, type PullDeps } from '../src/pull';
+import { DOWNLOAD, NOT_NOW, offerDraft, offerPull, pullPercent, suggestedDraft, suggestedPull, type PullDeps } from '../src/pull';
 
 const bundledStats = {
   model: { name: 'wafer-tiny', path: '/x/models/wafer-tiny-code-q8_0.gguf', source: 'bundled', suggested: { name: 'qwen2.5-coder-1.5b', bytes: 1_900_000_000 } },
@@ -25,7 +25,7 @@ function deps(
     info: [] as string[],
     error: [] as string[],
   };
-  let offered = false;
+  const offered = new Set<string>();
   let cancelled = false;
   const d: PullDeps = {
     ask: async (message, actions) => {
@@ -54,9 +54,9 @@ function deps(
     modelsChanged: () => seen.modelsChanged++,
     info: (m) => seen.info.push(m),
     error: (m) => seen.error.push(m),
-    offered: () => offered,
-    setOffered: async () => {
-      offered = true;
+    offered: (what) => offered.has(what),
+    setOffered: async (what) => {
+      offered.add(what);
     },
   };
   return { d, seen };
@@ -232,5 +232,43 @@ describe('offerPull', () => {
     expect(seen.modelsChanged).toBe(1);
     expect(seen.info[0]).toContain('downloaded qwen2.5-coder-1.5b; completions switch to it now');
     expect(seen.info[0]).toContain('its draft model qwen2.5-coder-0.5b was cancelled');
+  });
+});
+
+const cacheStats = {
+  model: {
+    name: 'qwen2.5-coder-1.5b',
+    path: '/c/qwen2.5-coder-1.5b-q8_0.gguf',
+    source: 'cache',
+    suggested_draft: { name: 'qwen2.5-coder-0.5b', bytes: 500_000_000, for: 'qwen2.5-coder-1.5b' },
+  },
+};
+
+describe('offerDraft', () => {
+  it('reads the draft the daemon names for the catalogue model that serves', () => {
+    expect(suggestedDraft(cacheStats)).toEqual({ name: 'qwen2.5-coder-0.5b', bytes: 500_000_000, for: 'qwen2.5-coder-1.5b' });
+    expect(suggestedDraft(bundledStats)).toBeUndefined();
+    expect(suggestedDraft({ model: { ...cacheStats.model, suggested_draft: { name: 'x' } } })).toBeUndefined(); // for whom?
+    expect(suggestedDraft(undefined)).toBeUndefined();
+  });
+
+  it('offers once, apart from the model offer; taken, it pulls the draft alone and tells the daemon', async () => {
+    const { d, seen } = deps({ answer: DOWNLOAD, lines: linesOf('d.gguf', 500) });
+    expect(await offerPull(suggestedPull(bundledStats)!, d)).toBe('pulled'); // the model offer, made before
+    expect(await offerDraft(suggestedDraft(cacheStats)!, d)).toBe('pulled');
+    expect(seen.asked[1]).toContain('qwen2.5-coder-0.5b (500 MB) drafts for qwen2.5-coder-1.5b: the same suggestions, faster.');
+    expect(seen.asked[1]).toContain('wafer pull qwen2.5-coder-0.5b');
+    expect(seen.pulled).toEqual(['qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b']);
+    expect(seen.modelsChanged).toBe(2);
+    expect(seen.info[1]).toBe('wafer: downloaded qwen2.5-coder-0.5b; it drafts for qwen2.5-coder-1.5b from now on');
+    expect(await offerDraft(suggestedDraft(cacheStats)!, d)).toBe('skipped');
+    expect(seen.asked).toHaveLength(2);
+  });
+
+  it('a failed download of the draft leaves the model serving alone', async () => {
+    const { d, seen } = deps({ answer: DOWNLOAD, lines: ['wafer pull: connection refused'], code: 1 });
+    expect(await offerDraft(suggestedDraft(cacheStats)!, d)).toBe('failed');
+    expect(seen.modelsChanged).toBe(0);
+    expect(seen.error).toEqual(['wafer: could not download qwen2.5-coder-0.5b: connection refused. Completions go on with qwen2.5-coder-1.5b alone.']);
   });
 });

@@ -1,5 +1,6 @@
-// `wafer/stats`'s model part while the bundled model serves: the catalogue model to pull
-// instead and, when the catalogue pairs it with one, its draft model, unless the
+// `wafer/stats`'s model part: while the bundled model serves, the catalogue model to pull
+// instead and, when the catalogue pairs it with one, its draft model; while a catalogue
+// model serves without the draft paired with it, that draft. Neither draft when the
 // draftModel setting names another draft or none.
 #include <catch2/catch.hpp>
 
@@ -63,4 +64,39 @@ TEST_CASE("stats: a catalogue without drafts suggests the model alone", "[lsp][s
   test::write_file(dir / "team.txt", "team-small 10 " + std::string(64, 'a') + " http://127.0.0.1:1/s.gguf\n");
   test::ScopedEnv file("WAFER_CATALOG", (dir / "team.txt").string().c_str());
   CHECK(model_part(Options{})["suggested"] == json{{"name", "team-small"}, {"bytes", 10}});
+}
+
+TEST_CASE("stats: a catalogue model serves without the draft paired with it: that draft, to pull", "[lsp][stats]") {
+  test::ScopedEnv none("WAFER_CATALOG", nullptr);
+  test::TempDir dir;
+  test::ScopedEnv cache("XDG_CACHE_HOME", dir.path().string().c_str());  // an empty pull cache
+  const Catalog catalog = builtin_catalog();
+  const CatalogModel* model = catalog.find(kSuggestedModel);
+  REQUIRE(model);
+  const CatalogModel* draft = catalog.find(model->draft);
+  REQUIRE(draft);
+  Stats stats;
+  ModelInfo info;
+  ServiceStatus status;
+  status.model = &info;
+  status.model_choice = ModelChoice{(dir / "wafer" / "models" / std::string(model->file)).string(), ModelSource::kCache,
+                                    model->name};
+  Options options;
+  auto model_json = [&] { return stats_json(stats, status, options, 0)["model"]; };
+  json m = model_json();
+  CHECK(m["suggested_draft"] == json{{"name", draft->name}, {"bytes", draft->size}, {"for", model->name}});
+  CHECK_FALSE(m.contains("suggested"));  // the model itself is there
+
+  options.draft_model = "none";  // no drafting wanted (or another draft named)
+  CHECK_FALSE(model_json().contains("suggested_draft"));
+  options.draft_model = "";
+  info.draft_model = "tiny, 3 parameters";  // a draft drafts already
+  CHECK_FALSE(model_json().contains("suggested_draft"));
+  info.draft_model = "";
+  status.model_choice->catalogue_name = "";  // a model set by its path
+  CHECK_FALSE(model_json().contains("suggested_draft"));
+  status.model_choice->catalogue_name = model->name;
+  CHECK(model_json().contains("suggested_draft"));
+  test::write_file(dir / "wafer" / "models" / std::string(draft->file), "GGUF");  // pulled since
+  CHECK_FALSE(model_json().contains("suggested_draft"));
 }

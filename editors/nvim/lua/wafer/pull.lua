@@ -2,7 +2,8 @@
 -- (`wafer/stats` names the catalogue model to get instead, and the draft model the
 -- catalogue pairs with it), the plugin says once, in a notification, that :WaferPull
 -- downloads them. :WaferPull [NAME] runs `wafer pull NAME` (without NAME: the suggested
--- model, then its draft) with the binary the plugin finds, shows its progress in the
+-- model, then its draft; or the draft of the catalogue model that serves, when the stats
+-- name one) with the binary the plugin finds, shows its progress in the
 -- command line (and in `wafer.pull.progress`, { name, percent }, for statuslines; percent
 -- of all the files), and when it is done tells the daemon (`wafer/modelsChanged`), which
 -- switches to the model without a restart. A failed download (offline, a wrong checksum)
@@ -16,9 +17,20 @@ local function notify(msg, level)
   vim.notify('wafer: ' .. msg, level or vim.log.levels.INFO)
 end
 
--- The marker that the offer was made (kept across sessions).
-local function marker()
-  return vim.fn.stdpath('data') .. '/wafer/pull-offered'
+-- The marker that an offer was made (kept across sessions): of a model, or of a draft.
+local function marker(what)
+  return vim.fn.stdpath('data') .. '/wafer/' .. (what == 'draft' and 'draft-offered' or 'pull-offered')
+end
+
+-- Whether the offer `what` is made now: false if made before; else remembered as made.
+local function first_offer(what, name)
+  local path = marker(what)
+  if vim.fn.filereadable(path) == 1 then
+    return false
+  end
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+  vim.fn.writefile({ name }, path)
+  return true
 end
 
 -- The percentage in one of `wafer pull`'s progress lines, or nil.
@@ -50,6 +62,17 @@ function M.suggested(stats)
   return s
 end
 
+-- The draft to offer, from a `wafer/stats` answer: set while a catalogue model serves
+-- without the draft model the catalogue pairs with it. { name, bytes, for } or nil.
+function M.suggested_draft(stats)
+  local model = type(stats) == 'table' and stats.model or nil
+  local d = type(model) == 'table' and model.suggested_draft or nil
+  if type(d) ~= 'table' or type(d.name) ~= 'string' or d.name == '' or type(d['for']) ~= 'string' then
+    return nil
+  end
+  return { name = d.name, bytes = tonumber(d.bytes) or 0, ['for'] = d['for'] }
+end
+
 local function size(bytes)
   if bytes >= 1e9 then
     return ('%.1f GB'):format(bytes / 1e9)
@@ -57,18 +80,22 @@ local function size(bytes)
   return ('%d MB'):format(math.max(1, math.floor(bytes / 1e6 + 0.5)))
 end
 
--- Says once (ever) that a better model can be pulled, when the stats say the bundled one serves.
+-- Says once (ever) that a better model can be pulled, when the stats say the bundled one
+-- serves; or once that the draft of the catalogue model that serves can be.
 function M.offer(stats)
+  local d = M.suggested_draft(stats)
+  if d then
+    if not first_offer('draft', d.name) then
+      return false
+    end
+    notify((':WaferPull downloads %s (%s), which drafts for %s: the same suggestions, faster.'):format(
+      d.name, size(d.bytes), d['for']))
+    return true
+  end
   local s = M.suggested(stats)
-  if not s or require('wafer.config').options.model then
+  if not s or require('wafer.config').options.model or not first_offer('model', s.name) then
     return false
   end
-  local path = marker()
-  if vim.fn.filereadable(path) == 1 then
-    return false
-  end
-  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
-  vim.fn.writefile({ s.name }, path)
   local what = ('%s (%s) for much better suggestions'):format(s.name, size(s.bytes))
   if s.draft then
     what = what .. (', and its draft model %s (%s), which makes them faster'):format(s.draft.name, size(s.draft.bytes))
@@ -100,11 +127,16 @@ function M.pull(name, on_done)
     return on_done(false, 'busy')
   end
   local client = require('wafer.client')
-  local items
+  local items, draft_for
   if not name or name == '' then
     local stats = client.request_sync('wafer/stats', vim.empty_dict(), 2000)
-    local s = M.suggested(stats) or { name = 'qwen2.5-coder-1.5b', bytes = 0 }
-    items = { s, s.draft }
+    local d = M.suggested_draft(stats)
+    if d then -- a catalogue model serves without its draft: the draft
+      items, draft_for = { d }, d['for']
+    else
+      local s = M.suggested(stats) or { name = 'qwen2.5-coder-1.5b', bytes = 0 }
+      items = { s, s.draft }
+    end
   else
     items = { { name = name, bytes = 0 } }
   end
@@ -183,7 +215,9 @@ function M.pull(name, on_done)
         end
         if code == 0 then
           client.notify('wafer/modelsChanged', vim.empty_dict())
-          if draft then
+          if draft_for then
+            notify(('downloaded %s; it drafts for %s from now on'):format(name, draft_for))
+          elseif draft then
             notify(('downloaded %s and its draft model %s; completions switch to them now'):format(name, draft.name))
           else
             notify(('downloaded %s; completions switch to it now'):format(name))
@@ -191,7 +225,8 @@ function M.pull(name, on_done)
           return finish(true, last)
         end
         if i == 1 then
-          notify(('could not download %s: %s. Completions go on with the bundled model.'):format(name, why), vim.log.levels.ERROR)
+          local go_on = draft_for and ('with %s alone'):format(draft_for) or 'with the bundled model'
+          notify(('could not download %s: %s. Completions go on %s.'):format(name, why, go_on), vim.log.levels.ERROR)
           return finish(false, why)
         end
         -- The model is there: it serves alone; the draft can be pulled later.
