@@ -157,7 +157,7 @@ int run_pull(const Options& o) {
   auto dir = model_cache_dir(o.cache_dir);
   if (!dir) return fail(dir.error().message);
   const CatalogModel* model = catalog->find(o.positional[0]);
-  const CatalogModel* draft = model && !model->draft.empty() ? catalog->find(model->draft) : nullptr;
+  const CatalogModel* draft = catalog->draft_of(o.positional[0]);
   if (o.with_draft && !draft) {
     std::fprintf(stderr, "wafer pull: --with-draft: the catalogue names no model that drafts for '%s'\n",
                  o.positional[0].c_str());

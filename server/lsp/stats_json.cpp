@@ -41,8 +41,7 @@ json stats_json(const Stats& stats, const ServiceStatus& status, const Options& 
             s["model"]["suggested"] = {{"name", c->name}, {"bytes", c->size}};
             // Its draft (faster suggestions, the same text), pulled with it unless the
             // draftModel setting names another draft or none.
-            if (const CatalogModel* d = c->draft.empty() ? nullptr : catalog->find(c->draft);
-                d && options.draft_model.empty())
+            if (const CatalogModel* d = catalog->draft_of(c->name); d && options.draft_model.empty())
               s["model"]["suggested"]["draft"] = {{"name", d->name}, {"bytes", d->size}};
           }
       // Serving a catalogue model without the draft the catalogue pairs with it (pulled

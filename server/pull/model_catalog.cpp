@@ -52,6 +52,11 @@ const CatalogModel* Catalog::find(std::string_view name) const {
   return nullptr;
 }
 
+const CatalogModel* Catalog::draft_of(std::string_view name) const {
+  const CatalogModel* m = find(name);
+  return m && !m->draft.empty() ? find(m->draft) : nullptr;
+}
+
 Status check_drafts(const Catalog& catalog) {
   for (const CatalogModel& m : catalog.models) {
     if (m.draft.empty()) continue;

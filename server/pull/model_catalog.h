@@ -35,6 +35,8 @@ struct Catalog {
   std::vector<CatalogModel> models;
   std::string suggested;
   const CatalogModel* find(std::string_view name) const;
+  // The model that drafts for the model `name` (draft=), or nullptr: none, or no such model.
+  const CatalogModel* draft_of(std::string_view name) const;
 };
 
 // An error when a model's draft is not another model of the catalogue.

@@ -24,6 +24,22 @@ Result<std::string> env(const std::string& name, std::string_view in) {
   return std::string(v);
 }
 
+// The catalogue's draft for the chosen catalogue model and where the pull cache keeps it
+// (pulled or not); nullopt without a catalogue name, a catalogue or a paired draft.
+struct PairedDraft {
+  CatalogModel model;
+  fs::path file;
+};
+std::optional<PairedDraft> paired_draft(const ModelChoice& chosen, const ModelSearch& search) {
+  if (chosen.catalogue_name.empty()) return std::nullopt;
+  Result<Catalog> catalog = model_catalog();
+  if (!catalog) return std::nullopt;
+  const CatalogModel* draft = catalog->draft_of(chosen.catalogue_name);
+  Result<fs::path> dir = model_cache_dir(search.cache_dir);
+  if (!draft || !dir) return std::nullopt;
+  return PairedDraft{*draft, *dir / draft->file};
+}
+
 }  // namespace
 
 const char* to_string(ModelSource source) {
@@ -93,14 +109,9 @@ Result<std::string> resolve_draft_model(const std::string& setting, const ModelC
   if (setting == kNoDraftModel) return std::string();
   if (setting.empty()) {
     // The catalogue pairs the model with a draft, and the draft was pulled: use it.
-    if (chosen.catalogue_name.empty()) return std::string();
-    Result<Catalog> catalog = model_catalog();
-    if (!catalog) return std::string();
-    const CatalogModel* model = catalog->find(chosen.catalogue_name);
-    const CatalogModel* draft = model && !model->draft.empty() ? catalog->find(model->draft) : nullptr;
-    Result<fs::path> dir = model_cache_dir(search.cache_dir);
-    if (!draft || !dir || !is_file(*dir / draft->file)) return std::string();
-    return utf8_from_path(*dir / draft->file);
+    const std::optional<PairedDraft> draft = paired_draft(chosen, search);
+    if (!draft || !is_file(draft->file)) return std::string();
+    return utf8_from_path(draft->file);
   }
   Result<std::string> expanded = expand_user_path(setting);
   if (!expanded) return expanded.error();
@@ -135,14 +146,10 @@ Result<ModelChoice> choose_model(const std::string& setting, const ModelSearch& 
 
 std::optional<CatalogModel> draft_to_pull(const std::string& setting, const ModelChoice& chosen,
                                           const ModelSearch& search) {
-  if (!setting.empty() || chosen.catalogue_name.empty()) return std::nullopt;
-  Result<Catalog> catalog = model_catalog();
-  if (!catalog) return std::nullopt;
-  const CatalogModel* model = catalog->find(chosen.catalogue_name);
-  const CatalogModel* draft = model && !model->draft.empty() ? catalog->find(model->draft) : nullptr;
-  Result<fs::path> dir = model_cache_dir(search.cache_dir);
-  if (!draft || !dir || is_file(*dir / draft->file)) return std::nullopt;
-  return *draft;
+  if (!setting.empty()) return std::nullopt;
+  std::optional<PairedDraft> draft = paired_draft(chosen, search);
+  if (!draft || is_file(draft->file)) return std::nullopt;
+  return std::move(draft->model);
 }
 
 std::string suggested_model() {
@@ -153,8 +160,7 @@ std::string suggested_model() {
 std::string suggested_pull() {
   Result<Catalog> catalog = model_catalog();
   if (!catalog) catalog = builtin_catalog();
-  const CatalogModel* m = catalog->find(catalog->suggested);
-  return catalog->suggested + (m && !m->draft.empty() ? " --with-draft" : "");
+  return catalog->suggested + (catalog->draft_of(catalog->suggested) ? " --with-draft" : "");
 }
 
 std::string describe_choice(const ModelChoice& c, std::string_view model_name) {
