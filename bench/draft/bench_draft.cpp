@@ -3,7 +3,7 @@
 //   bench_draft [--shape 1.5b|3b|7b] [--draft-shape 0.5b] [--threads N] [--predict N]
 //               [--weights q8_0|q4_0|q4_k_m] [--draft-weights q8_0|q4_0|q4_k_m] [--draft-quant q4_0|keep]
 //               [--repeats N] [--prompts N] [--accept 0.5,0.7,0.9] [--max-draft N]
-//               [--file SOURCE] [--kv-type f16|f32|q8_0] [--far-draft] [--catch-up-later] [--json]
+//               [--file SOURCE] [--kv-type f16|f32|q8_0] [--far-draft] [--catch-up-later] [--settle] [--json]
 //
 // Random-weight models agree on nothing, so a draft model's real acceptance cannot be
 // measured on them. Here the draft model (the --draft-shape synthetic model, shape_model.h)
@@ -26,6 +26,11 @@
 // of a working daemon do. --catch-up-later: the
 // timed runs may leave that catch-up to later (CompletionRequest::draft_catch_up_later, as
 // the daemon's requests do); "sat out" counts the runs that decoded without the draft.
+//
+// --settle: before the timed runs, completions with and without the draft at the first
+// cursor until the kernels' prefetch trials (kernels/simd_backend.cpp) have chosen, as they
+// have in a daemon after its first suggestions; without it the trials run during the timed
+// runs. The kernels' choices are printed either way.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -56,6 +61,7 @@ struct Options {
   std::vector<double> accept{0.5, 0.7, 0.9};
   bool json = false;
   bool far_draft = false, catch_up_later = false;
+  bool settle = false;
 };
 
 [[noreturn]] void die(const std::string& why) {
@@ -136,6 +142,7 @@ int main(int argc, char** argv) {
     else if (a == "--json") o.json = true;
     else if (a == "--far-draft") o.far_draft = true;
     else if (a == "--catch-up-later") o.catch_up_later = true;
+    else if (a == "--settle") o.settle = true;
     else if (a == "--accept") {
       o.accept.clear();
       std::stringstream ss(value());
@@ -167,6 +174,36 @@ int main(int argc, char** argv) {
   auto synthetic = std::make_shared<SyntheticDraft>();
   synthetic->n_vocab = static_cast<int32_t>(e.tokenizer().n_vocab());
   e.set_draft_filter([synthetic](std::span<const int32_t> output, std::vector<int32_t>& d) { (*synthetic)(output, d); });
+
+  const auto tuning = [&eo] { return compute_kernels(eo.amx, eo.amx_bf16).tuning; };
+  if (o.settle) {
+    size_t cursor = text.find('\n', text.size() / static_cast<size_t>(o.prompts + 1)) + 1;
+    const CompletionRequest req = prompt_at(text, cursor, o.predict, "bench");
+    if (!bench::record_reference(e, *synthetic, req, o.max_draft)) die("the reference run failed");
+    constexpr int kMaxSettleRuns = 200;
+    int runs = 0;
+    // Settled: the trials of the model's weight type (one token and batches) and of the
+    // draft's one-token steps have chosen (the draft's few-token catch-ups seldom finish one).
+    const std::string draft_type = o.draft_quant == "keep" ? o.draft_weights : o.draft_quant;
+    const auto settled = [&] {
+      const std::string t = tuning();
+      for (size_t at = 0; at < t.size();) {
+        const size_t end = std::min(t.find("; ", at), t.size());
+        const std::string part = t.substr(at, end - at);
+        const bool mine = part.rfind(o.weights + " ", 0) == 0 || part.rfind(draft_type + " decode", 0) == 0;
+        if (mine && part.find("undecided") != std::string::npos) return false;
+        at = end + 2;
+      }
+      return true;
+    };
+    for (; runs < kMaxSettleRuns && !settled(); ++runs) {
+      e.set_max_draft(runs % 2 ? 0 : o.max_draft);
+      synthetic->p = 0.9;
+      synthetic->rng.seed(static_cast<uint32_t>(runs));
+      run(e, req);
+    }
+    if (!o.json) std::fprintf(stderr, "settled after %d runs%s\n", runs, runs == kMaxSettleRuns ? " (not all chosen)" : "");
+  }
 
   std::vector<Row> rows(1 + o.accept.size());
   rows[0].p = -1;
@@ -249,6 +286,7 @@ int main(int argc, char** argv) {
                 median(r.tps) / std::max(1e-9, base), paired_ratio(r.tps, rows[0].tps), acc,
                 r.decode_ms > 0 ? 100 * r.draft_ms / r.decode_ms : 0.0, r.identical ? "yes" : "NO");
   }
+  std::printf("kernels: %s\n", tuning().c_str());
   for (const Row& r : rows) {
     if (o.catch_up_later && r.p >= 0)
       std::printf("draft p=%.2f: the draft sat out %d of %d runs\n", r.p, r.sat_out, o.repeats * o.prompts);

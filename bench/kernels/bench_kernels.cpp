@@ -241,12 +241,24 @@ int64_t bench_cols(TensorType t) {
 
 // Decode: one token through a stack of matrices bigger than the caches, each split into
 // per-thread panel slices, as the forward pass does. GB/s of weights with SimdKernels::matmul
-// and, where prefetch_applies (K-quants, Q8_0, Q4_0, Q5_0), with matmul_prefetch (far) and
-// matmul_prefetch_near (the backend picks one of the three by timing; 0 for the other
-// types, whose kernels are the same), the three in turn pass by pass.
+// and, where prefetch_applies (K-quants, Q8_0, Q4_0, Q5_0), with matmul_prefetch (far),
+// matmul_prefetch_near and matmul_prefetch_l2 (the backend picks one of the four by timing;
+// 0 for the other types, whose kernels are the same), the four in turn pass by pass.
 struct DecodeGbs {
-  double plain = 0, far = 0, near = 0;
+  double plain = 0, far = 0, near = 0, l2 = 0;
 };
+
+// The kernels of the four prefetch kinds (DecodePrefetch order: off, far, near, l2), and the
+// kind to run i-th in repetition rep: the three orders of the backend's trial
+// (simd_backend.cpp), so that each kind follows each other one equally often (a pass can
+// slow the one after it).
+std::array<PackedMatmulFn, kPrefetchKinds> prefetch_twins(const SimdKernels& k) {
+  return {k.matmul, k.matmul_prefetch, k.matmul_prefetch_near, k.matmul_prefetch_l2};
+}
+int kind_in_turn(int rep, int i) {
+  static constexpr int kOrder[3][kPrefetchKinds] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {2, 0, 3, 1}};
+  return kOrder[rep % 3][i];
+}
 DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937& rng) {
   const bool twins = prefetch_applies(t, 1);  // the prefetch kernels differ
   const int64_t rows = a.decode_rows, cols = bench_cols(t);
@@ -260,13 +272,11 @@ DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937
   QuantizedActs q = quantize_acts(t, x.data(), cols, 1, cols, abuf.p);
   std::vector<float> y(rows);
   const int n = pool.size();
-  const PackedMatmulFn fns[3] = {a.kernels->matmul, a.kernels->matmul_prefetch, a.kernels->matmul_prefetch_near};
-  std::vector<double> gbs[3];
+  const auto fns = prefetch_twins(*a.kernels);
+  std::vector<double> gbs[kPrefetchKinds];
   for (int rep = 0; rep < (a.quick ? 4 : 12); ++rep) {
-    for (int i = 0; i < (twins ? 3 : 1); ++i) {
-      // none, far, near in even repetitions, none, near, far in odd ones: each kind follows
-      // each other one equally often (a pass can slow the one after it).
-      const int kind = rep % 2 == 0 || i == 0 ? i : 3 - i;
+    for (int i = 0; i < (twins ? kPrefetchKinds : 1); ++i) {
+      const int kind = twins ? kind_in_turn(rep, i) : 0;
       const PackedMatmulFn fn = fns[kind];
       auto start = Clock::now();
       for (auto& m : mats) {
@@ -280,7 +290,8 @@ DecodeGbs decode_gbs(const Args& a, ThreadPool& pool, TensorType t, std::mt19937
       if (rep > 0) gbs[kind].push_back(static_cast<double>(one * mats.size()) / s / 1e9);
     }
   }
-  return {median(gbs[0]), gbs[1].empty() ? 0 : median(gbs[1]), gbs[2].empty() ? 0 : median(gbs[2])};
+  const auto med = [&](int k) { return gbs[k].empty() ? 0 : median(gbs[k]); };
+  return {med(0), med(1), med(2), med(3)};
 }
 
 // Prefill: n_tokens through one FFN-shaped matrix (L2-resident panels, activations
@@ -458,19 +469,19 @@ void print_peak_rates([[maybe_unused]] const CpuFeatures& cpu) {
 }
 
 // --batches: the decode matrices streamed with one token and with each batch size, each
-// kernel (off/far/near: the prefetch kinds, one figure where they are the same kernel), all
+// kernel (off/far/near/l2: the prefetch kinds, one figure where they are the same kernel), all
 // taking turns repetition by repetition so that a noisy spell hits them alike. Printed: GB/s
 // of weights, and the time of n tokens over one token's, the fastest kernel of each (the
 // backend times the kinds and keeps the fastest).
 void print_batches(const Args& a, ThreadPool& pool, std::mt19937& rng) {
   std::vector<int> sizes{1};
   sizes.insert(sizes.end(), a.batches.begin(), a.batches.end());
-  std::printf("\nsmall batches (verifying a draft of n - 1 tokens): GB/s of weights off/far/near, and the time of\n"
+  std::printf("\nsmall batches (verifying a draft of n - 1 tokens): GB/s of weights off/far/near/l2, and the time of\n"
               "n tokens over one token's, fastest kernel each; matrices of %lld rows\n%-6s",
               static_cast<long long>(a.decode_rows), "type");
-  for (int n : sizes) std::printf(" %22s", ("n = " + std::to_string(n)).c_str());
+  for (int n : sizes) std::printf(" %25s", ("n = " + std::to_string(n)).c_str());
   std::printf("\n");
-  const PackedMatmulFn fns[3] = {a.kernels->matmul, a.kernels->matmul_prefetch, a.kernels->matmul_prefetch_near};
+  const auto fns = prefetch_twins(*a.kernels);
   const int threads = pool.size();
   for (TensorType t : a.types) {
     const int64_t rows = a.decode_rows, cols = bench_cols(t);
@@ -487,11 +498,12 @@ void print_batches(const Args& a, ThreadPool& pool, std::mt19937& rng) {
       acts.emplace_back(quantized_acts_bytes(t, cols, n));
       q.push_back(quantize_acts(t, x.data(), cols, n, cols, acts.back().p));
     }
-    std::vector<std::array<std::vector<double>, 3>> gbs(sizes.size());
+    std::vector<std::array<std::vector<double>, kPrefetchKinds>> gbs(sizes.size());
     for (int rep = 0; rep < (a.quick ? 4 : 10); ++rep) {
       for (size_t i = 0; i < sizes.size(); ++i) {
-        for (int kind = 0; kind < (prefetch_applies(t, sizes[i]) ? 3 : 1); ++kind) {
-          const int k = rep % 2 == 0 || kind == 0 ? kind : 3 - kind;
+        const bool twins = prefetch_applies(t, sizes[i]);
+        for (int kind = 0; kind < (twins ? kPrefetchKinds : 1); ++kind) {
+          const int k = twins ? kind_in_turn(rep, kind) : 0;
           auto start = Clock::now();
           for (auto& m : mats) {
             PackedMatrix pm{t, rows, cols, m.p};
@@ -512,11 +524,11 @@ void print_batches(const Args& a, ThreadPool& pool, std::mt19937& rng) {
     for (size_t i = 0; i < sizes.size(); ++i) {
       char cell[64];
       if (!gbs[i][1].empty())
-        std::snprintf(cell, sizeof cell, "%.0f/%.0f/%.0f (%.2fx)", median(gbs[i][0]), median(gbs[i][1]),
-                      median(gbs[i][2]), best[0] / best[i]);
+        std::snprintf(cell, sizeof cell, "%.0f/%.0f/%.0f/%.0f (%.2fx)", median(gbs[i][0]), median(gbs[i][1]),
+                      median(gbs[i][2]), median(gbs[i][3]), best[0] / best[i]);
       else
         std::snprintf(cell, sizeof cell, "%.0f (%.2fx)", median(gbs[i][0]), best[0] / best[i]);
-      std::printf(" %22s", cell);
+      std::printf(" %25s", cell);
     }
     std::printf("\n");
     std::fflush(stdout);
@@ -557,18 +569,19 @@ int main(int argc, char** argv) {
     }
     std::printf("\nthreads %d: barrier %.0f ns per run, read bandwidth %.1f GB/s (best %.1f); decode matrices of %lld rows\n",
                 threads, barrier_ns(pool), bw->read_gbs, bw->best_gbs, static_cast<long long>(a.decode_rows));
-    std::printf("%-6s %12s %11s %12s %13s %16s %16s%s\n", "type", "decode GB/s", "efficiency", "far prefetch",
-                "near prefetch", "prefill128 GMAC/s", "prefill512 GMAC/s",
+    std::printf("%-6s %12s %11s %12s %13s %11s %16s %16s%s\n", "type", "decode GB/s", "efficiency", "far prefetch",
+                "near prefetch", "l2 prefetch", "prefill128 GMAC/s", "prefill512 GMAC/s",
                 g_peak.dpbusd > 0 ? "  (share of the VPDPBUSD peak)" : "");
     for (TensorType t : a.types) {
       const DecodeGbs d = decode_gbs(a, pool, t, rng);
       double p128 = prefill_gmacs(a, pool, t, 128, rng);
       double p512 = prefill_gmacs(a, pool, t, 512, rng);
-      char far[16] = "-", near[16] = "-";
+      char far[16] = "-", near[16] = "-", l2[16] = "-";
       if (d.far > 0) std::snprintf(far, sizeof far, "%.1f", d.far);
       if (d.near > 0) std::snprintf(near, sizeof near, "%.1f", d.near);
-      std::printf("%-6s %12.1f %11.2f %12s %13s %16.0f %16.0f", std::string(tensor_type_name(t)).c_str(), d.plain,
-                  d.plain / bw->read_gbs, far, near, p128, p512);
+      if (d.l2 > 0) std::snprintf(l2, sizeof l2, "%.1f", d.l2);
+      std::printf("%-6s %12.1f %11.2f %12s %13s %11s %16.0f %16.0f", std::string(tensor_type_name(t)).c_str(), d.plain,
+                  d.plain / bw->read_gbs, far, near, l2, p128, p512);
       if (g_peak.dpbusd > 0)
         std::printf("  (%.2f, %.2f)", p128 / (g_peak.dpbusd * threads), p512 / (g_peak.dpbusd * threads));
       std::printf("\n");

@@ -127,10 +127,11 @@ void fill(Fn& field, Fn from) {
 
 // `table` with the fields it leaves null taken from `base` (isa_tables.h).
 SimdKernels extend(SimdKernels table, const SimdKernels& base) {
-  static_assert(sizeof(SimdKernels) == 13 * sizeof(void*), "a new field: fill it here");
+  static_assert(sizeof(SimdKernels) == 14 * sizeof(void*), "a new field: fill it here");
   fill(table.matmul, base.matmul);
   fill(table.matmul_prefetch, base.matmul_prefetch);
   fill(table.matmul_prefetch_near, base.matmul_prefetch_near);
+  fill(table.matmul_prefetch_l2, base.matmul_prefetch_l2);
   fill(table.quantize, base.quantize);
   fill(table.attend, base.attend);
   fill(table.attend_f16, base.attend_f16);

@@ -132,14 +132,16 @@ using RopeNeoxFn = void (*)(float* x, int n_heads, int64_t stride, int n_rot, co
 using QuantizeActsFn = void (*)(const QuantizedActs& view, const float* x, int64_t x_stride, int t_begin,
                                 int t_end);
 
-// SimdKernels::matmul_prefetch and matmul_prefetch_near differ from matmul only for
-// K-quant weights and batches of up to kPrefetchMaxTokens tokens (decode, and verifying a
-// draft as long as the default longest one), for Q8_0, Q4_0 and Q5_0 weights and one token,
-// and for Q8_0 and Q4_0 and up to kRowsBatchMax tokens: there they also prefetch the
-// weights ahead of the block being read, far (non-temporal, 8 KB ahead) or near (into L1,
-// 1 KB ahead). Which of the three is fastest depends on the machine; a prefill (more
-// tokens) reuses each panel across its token tiles and never prefetches.
-enum DecodePrefetch : int { kPrefetchNone = 0, kPrefetchFar = 1, kPrefetchNear = 2 };
+// SimdKernels::matmul_prefetch, matmul_prefetch_near and matmul_prefetch_l2 differ from
+// matmul only for K-quant weights and batches of up to kPrefetchMaxTokens tokens (decode,
+// and verifying a draft as long as the default longest one), for Q8_0, Q4_0 and Q5_0
+// weights and one token, and for Q8_0 and Q4_0 and up to kRowsBatchMax tokens: there they
+// also prefetch the weights ahead of the block being read, far (non-temporal, 8 KB ahead),
+// near (into L1, 1 KB ahead) or l2 (into L2, 4 KB ahead). Which of the four is fastest
+// depends on the machine, and on one machine may differ between one token and a batch; a
+// prefill (more tokens) reuses each panel across its token tiles and never prefetches.
+enum DecodePrefetch : int { kPrefetchNone = 0, kPrefetchFar = 1, kPrefetchNear = 2, kPrefetchL2 = 3 };
+inline constexpr int kPrefetchKinds = 4;
 // Batches of 2 to kRowsBatchMax tokens of Q8_0 and Q4_0 weights stream the weights as one
 // token does (packed_kernels.h, legacy_rows_batch), and prefetch alike: up to the default
 // longest draft (EngineOptions::max_draft, 8) and the token before it. The K-quants'
@@ -167,6 +169,7 @@ struct SimdKernels {
   // the three by timing.
   PackedMatmulFn matmul_prefetch = nullptr;
   PackedMatmulFn matmul_prefetch_near = nullptr;
+  PackedMatmulFn matmul_prefetch_l2 = nullptr;
   QuantizeActsFn quantize = nullptr;
   AttendFn attend = nullptr;
   AttendF16Fn attend_f16 = nullptr;

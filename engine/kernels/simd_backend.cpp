@@ -26,33 +26,38 @@ constexpr int kPanelLayout = 1;  // PackedMatrix::layout and ActivationFormat::l
 // Software prefetch in the decode kernels speeds them up on some machines and slows them
 // down on others, and which kind helps differs too (packed_kernels.h; docs/performance.md,
 // "Figures behind the engine's code"). So decode-sized steps
-// (prefetch_applies) try the three kernels (SimdKernels::matmul, matmul_prefetch and
-// matmul_prefetch_near, same results), adding up bytes and time for each, and then the
-// fastest one is used. The trial is repeated every kPeriod steps (about a thousand decoded
-// tokens of a 1.5B model): a choice made in a noisy spell, or before the VM moved to
-// another host, does not stay for the life of a daemon. One choice per weight type (a
-// model mixes them): how much prefetch gains differs between types on the same machine, so
-// a choice made on one type's steps says little about another's.
+// (prefetch_applies) try the four kernels (SimdKernels::matmul, matmul_prefetch,
+// matmul_prefetch_near and matmul_prefetch_l2, same results), adding up bytes and time for
+// each, and then the fastest one is used. The trial is repeated every kPeriod steps (about
+// a thousand decoded tokens of a 1.5B model): a choice made in a noisy spell, or before
+// the VM moved to another host, does not stay for the life of a daemon. One choice per
+// weight type (a model mixes them): how much prefetch gains differs between types on the
+// same machine, so a choice made on one type's steps says little about another's. And one
+// for one token (decode) apart from one for a few (a draft's verification): a batch does
+// more work per byte, and on a Sapphire Rapids-class VM the kind that kept it streaming
+// was not the one-token loop's best.
 //
 // Each kind runs kRun steps in a row, of which only the second half is timed, and the runs
 // take turns in an order where each follows each other kind equally often: how fast a
 // matrix streams depends on how it was read the token before (a far prefetch leaves it
 // elsewhere in the caches than a near one): timed step by step in turns, a kind that is
-// faster when used for every step can time slower than none. After each round of three
+// faster when used for every step can time slower than none. After each round of four
 // runs a kind slower than kDropBelow of the fastest is dropped (its runs go to the fastest
 // so far): on some machines a kind streams at a fraction of the speed of the others, and
 // the first tokens of a session are decoded in the trial.
 class PrefetchChoice {
  public:
-  static constexpr int kKinds = 3;        // kPrefetchNone, kPrefetchFar, kPrefetchNear
+  static constexpr int kKinds = kPrefetchKinds;  // kPrefetchNone, kPrefetchFar, kPrefetchNear, kPrefetchL2
   static constexpr int64_t kWarmup = 16;  // steps of each period before the trial (cold caches)
   static constexpr int64_t kRun = 256;    // steps of one kind in a row
   static constexpr int kRuns = 36;  // ~95 tokens of a 0.5B model: the noise of a shared machine averages out
+  static_assert(kKinds == 4 && kRuns % 12 == 0, "kOrder: each kind after each other once in 12 runs");
   static constexpr int64_t kTrialSteps = kRun * kRuns;
   static constexpr int64_t kPeriod = int64_t{1} << 17;
   static constexpr double kDropBelow = 0.75;
-  static constexpr int kOrder[6] = {kPrefetchNone, kPrefetchFar, kPrefetchNear,
-                                    kPrefetchNone, kPrefetchNear, kPrefetchFar};
+  static constexpr int kOrder[12] = {kPrefetchNone, kPrefetchFar,  kPrefetchNear, kPrefetchL2,
+                                     kPrefetchNone, kPrefetchNear, kPrefetchFar,  kPrefetchL2,
+                                     kPrefetchNear, kPrefetchNone, kPrefetchL2,   kPrefetchFar};
 
   // The kind for the next step (DecodePrefetch); *timed says whether to time it and
   // record() what it read.
@@ -68,7 +73,7 @@ class PrefetchChoice {
     const int64_t run = i / kRun, pos = i % kRun;
     if (pos == 0 && run == 0) reset();
     if (pos == 0 && run > 0 && run % kKinds == 0) drop_slow();
-    const int kind = kOrder[run % 6];
+    const int kind = kOrder[run % 12];
     if (dropped_[kind].load(std::memory_order_relaxed)) return leader();
     *timed = pos >= kRun / 2;
     return kind;
@@ -78,14 +83,15 @@ class PrefetchChoice {
     ns_[kind].fetch_add(ns, std::memory_order_relaxed);
   }
   bool started() const { return steps_.load(std::memory_order_relaxed) > 0; }
-  std::string report(std::string_view type) const {
-    static constexpr const char* kNames[kKinds] = {"off", "far", "near"};
+  // what: e.g. "q8_0 decode" or "q8_0 batch".
+  std::string report(std::string_view what) const {
+    static constexpr const char* kNames[kKinds] = {"off", "far", "near", "l2"};
     const int d = decided_.load(std::memory_order_relaxed);
-    char buf[192];
+    char buf[224];
     // Three significant digits: a slow or emulated CPU times well under 0.1 GB/s.
-    std::snprintf(buf, sizeof buf, "%.*s decode prefetch %s (timed: %.3g GB/s without, %.3g far, %.3g near)",
-                  static_cast<int>(type.size()), type.data(), d < 0 ? "undecided" : kNames[d], rate(0), rate(1),
-                  rate(2));
+    std::snprintf(buf, sizeof buf, "%.*s prefetch %s (timed: %.3g GB/s without, %.3g far, %.3g near, %.3g l2)",
+                  static_cast<int>(what.size()), what.data(), d < 0 ? "undecided" : kNames[d], rate(0), rate(1),
+                  rate(2), rate(3));
     return buf;
   }
 
@@ -119,8 +125,8 @@ class PrefetchChoice {
 
   std::atomic<int> decided_{-1};
   std::atomic<int64_t> steps_{0};
-  std::atomic<int64_t> bytes_[kKinds] = {0, 0, 0}, ns_[kKinds] = {0, 0, 0};  // this trial's timed steps
-  std::atomic<bool> dropped_[kKinds] = {false, false, false};
+  std::atomic<int64_t> bytes_[kKinds] = {}, ns_[kKinds] = {};  // this trial's timed steps
+  std::atomic<bool> dropped_[kKinds] = {};
 };
 
 class SimdBackend final : public Backend {
@@ -203,9 +209,12 @@ class SimdBackend final : public Backend {
     int trial = -1;  // the kernel this step times, if any
     if (prefetch_applies(w0.view.type, n)) {
       bool timed = false;
-      const int kind = prefetch_[prefetch_slot(w0.view.type)].next(&timed);
+      const int kind = prefetch_[prefetch_slot(w0.view.type, n)].next(&timed);
       trial = timed ? kind : -1;
-      fn = kind == kPrefetchFar ? k_.matmul_prefetch : kind == kPrefetchNear ? k_.matmul_prefetch_near : k_.matmul;
+      fn = kind == kPrefetchFar    ? k_.matmul_prefetch
+           : kind == kPrefetchNear ? k_.matmul_prefetch_near
+           : kind == kPrefetchL2   ? k_.matmul_prefetch_l2
+                                   : k_.matmul;
     }
     const auto start = trial >= 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     pool.run([&](int t) {
@@ -231,19 +240,22 @@ class SimdBackend final : public Backend {
       int64_t bytes = 0;
       for (const MatmulJob& j : jobs)
         bytes += static_cast<int64_t>(packed_bytes(j.w->view.type, j.w->view.rows, j.w->view.cols));
-      prefetch_[prefetch_slot(w0.view.type)].record(trial, bytes, ns.count());
+      prefetch_[prefetch_slot(w0.view.type, n)].record(trial, bytes, ns.count());
     }
   }
 
-  // The types with a prefetch twin (prefetch_applies), one choice each; the types' tried
-  // choices, or "decode prefetch undecided" before any decode step.
+  // The types with a prefetch twin (prefetch_applies), two choices each: for one token
+  // (slot i) and for a batch (slot kPrefetchTypeCount + i); the tried choices, or "decode
+  // prefetch undecided" before any decode step.
   static constexpr TensorType kPrefetchTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0,
                                                   TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
-  static constexpr size_t kPrefetchSlots = std::size(kPrefetchTypes);
-  static size_t prefetch_slot(TensorType type) {
-    for (size_t i = 0; i < kPrefetchSlots; ++i)
-      if (kPrefetchTypes[i] == type) return i;
-    return kPrefetchSlots - 1;  // not reached: prefetch_applies() names only these
+  static constexpr size_t kPrefetchTypeCount = std::size(kPrefetchTypes);
+  static constexpr size_t kPrefetchSlots = 2 * kPrefetchTypeCount;
+  static size_t prefetch_slot(TensorType type, int n_tokens) {
+    size_t i = kPrefetchTypeCount - 1;  // not kept: prefetch_applies() names only these types
+    for (size_t t = 0; t < kPrefetchTypeCount; ++t)
+      if (kPrefetchTypes[t] == type) i = t;
+    return n_tokens > 1 ? kPrefetchTypeCount + i : i;
   }
   static constexpr int kStartPrefetchBytes = 2048;
 
@@ -252,7 +264,9 @@ class SimdBackend final : public Backend {
     for (size_t i = 0; i < kPrefetchSlots; ++i) {
       if (!prefetch_[i].started()) continue;
       if (!r.empty()) r += "; ";
-      r += prefetch_[i].report(tensor_type_name(kPrefetchTypes[i]));
+      const size_t t = i % kPrefetchTypeCount;
+      r += prefetch_[i].report(std::string(tensor_type_name(kPrefetchTypes[t])) +
+                               (i < kPrefetchTypeCount ? " decode" : " batch"));
     }
     return r.empty() ? "decode prefetch undecided" : r;
   }

@@ -31,6 +31,7 @@ struct TileKernels {
                        int64_t pe) {
       const PackedMatmulFn other = kPf == kPrefetchFar    ? kBase.matmul_prefetch
                                    : kPf == kPrefetchNear ? kBase.matmul_prefetch_near
+                                   : kPf == kPrefetchL2   ? kBase.matmul_prefetch_l2
                                                           : &int8;
       AmxBf16Impl<V, Tiles>::matmul(w, x, y, y_stride, pb, pe, other);
     }

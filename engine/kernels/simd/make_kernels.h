@@ -3,8 +3,8 @@
 // (isa_tables.h): the functions in the table are the template instantiations themselves,
 // with no forwarding function between the dispatcher and the kernel.
 //
-// Matmul is the type whose `template <int kPf> static matmul(...)` fills the three matmul
-// fields (kPrefetchNone, kPrefetchFar, kPrefetchNear): PackedImpl<V> unless an ISA wraps it
+// Matmul is the type whose `template <int kPf> static matmul(...)` fills the four matmul
+// fields (kPrefetchNone, kPrefetchFar, kPrefetchNear, kPrefetchL2): PackedImpl<V> unless an ISA wraps it
 // (AVX2's own prefill micro-tile).
 #pragma once
 
@@ -25,6 +25,7 @@ constexpr SimdKernels make_matmul_kernels(KernelIsa isa, const char* name) {
       .matmul = &Matmul::template matmul<kPrefetchNone>,
       .matmul_prefetch = &Matmul::template matmul<kPrefetchFar>,
       .matmul_prefetch_near = &Matmul::template matmul<kPrefetchNear>,
+      .matmul_prefetch_l2 = &Matmul::template matmul<kPrefetchL2>,
   };
 }
 

@@ -37,24 +37,31 @@ struct PackedImpl {
   // prefetches 4-8 KB ahead speed K-quant decode up; where the hardware prefetcher already
   // does the job, the same prefetches slow it down, and there prefetching into L1 1 KB
   // ahead may still help (docs/performance.md, "Figures behind the engine's code"). So
-  // there are two twins, far and near, and the backend times all three kernels now and then
-  // while decoding and uses the fastest (simd_backend.cpp). Prefill reuses each panel
+  // there are three twins, far, near and l2, and the backend times all four kernels now and
+  // then while decoding and uses the fastest (simd_backend.cpp). Prefill reuses each panel
   // across token tiles, so only K-quant tiles of a verification batch's few tokens prefetch
   // (on an 8-lane ISA, only in the first pass over a panel), the one-token loop of Q8_0,
   // Q4_0 and Q5_0 (legacy_rows) and its few-token form (legacy_rows_batch). Always
   // inlined: GCC deems an out-of-line function that only prefetches pure, and deletes the
   // call.
   static constexpr int kPrefetchMaxTokens = ::wafer::kPrefetchMaxTokens;  // tiles up to this size prefetch
-  // The two kinds (dispatch.h's DecodePrefetch): far, NTA 8 KB ahead of the block being
-  // read; near, into L1 1 KB ahead.
-  static constexpr int kFarAhead = 8192, kNearAhead = 1024;
+  // The three kinds (dispatch.h's DecodePrefetch): far, NTA 8 KB ahead of the block being
+  // read; near, into L1 1 KB ahead; l2, into L2 4 KB ahead. Where the loop does more work
+  // per cache line (a verification batch: every weight vector used for several tokens),
+  // the out-of-order window holds fewer lines in flight and the stream slows down; on a
+  // Sapphire Rapids-class VM the l2 kind kept a batch of 4 tokens at the speed of one
+  // token, where near and none lost a quarter and far (non-temporal) ran at a third
+  // (docs/performance.md).
+  static constexpr int kFarAhead = 8192, kNearAhead = 1024, kL2Ahead = 4096;
   template <int kBytes, int kPf>
   [[gnu::always_inline]] static inline void prefetch_ahead(const uint8_t* blk) {
-    static_assert(kPf == kPrefetchFar || kPf == kPrefetchNear);
+    static_assert(kPf == kPrefetchFar || kPf == kPrefetchNear || kPf == kPrefetchL2);
     _Pragma("GCC unroll 64")
     for (int off = 0; off < kBytes; off += 64) {
       if constexpr (kPf == kPrefetchFar)
         __builtin_prefetch(blk + kFarAhead + off, 0, 0);
+      else if constexpr (kPf == kPrefetchL2)
+        __builtin_prefetch(blk + kL2Ahead + off, 0, 2);
       else
         __builtin_prefetch(blk + kNearAhead + off, 0, 3);
     }

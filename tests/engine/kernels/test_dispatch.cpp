@@ -177,8 +177,8 @@ void check_type(TensorType t, const SimdKernels& k, bool exact, float rel) {
         const int64_t split = pm.panels() / 2;
         k.matmul(pm, x, y.data(), stride, 0, split);
         k.matmul(pm, x, y.data(), stride, split, pm.panels());
-        // The twins with software prefetch (far, near) compute the same bits.
-        for (PackedMatmulFn twin : {k.matmul_prefetch, k.matmul_prefetch_near}) {
+        // The twins with software prefetch (far, near, l2) compute the same bits.
+        for (PackedMatmulFn twin : {k.matmul_prefetch, k.matmul_prefetch_near, k.matmul_prefetch_l2}) {
           std::vector<float> y_pf(y.size(), -7.f);
           twin(pm, x, y_pf.data(), stride, 0, split);
           twin(pm, x, y_pf.data(), stride, split, pm.panels());

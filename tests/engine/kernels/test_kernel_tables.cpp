@@ -15,7 +15,7 @@ using namespace wafer;
 
 namespace {
 
-static_assert(sizeof(SimdKernels) == 13 * sizeof(void*), "a new field of SimdKernels: check it below");
+static_assert(sizeof(SimdKernels) == 14 * sizeof(void*), "a new field of SimdKernels: check it below");
 
 // Every field but attend_f16_tiles set; attend_f16_tiles set exactly when `tiles`.
 void check_complete(const SimdKernels& k, bool tiles) {
@@ -23,6 +23,7 @@ void check_complete(const SimdKernels& k, bool tiles) {
   CHECK(k.matmul != nullptr);
   CHECK(k.matmul_prefetch != nullptr);
   CHECK(k.matmul_prefetch_near != nullptr);
+  CHECK(k.matmul_prefetch_l2 != nullptr);
   CHECK(k.quantize != nullptr);
   CHECK(k.attend != nullptr);
   CHECK(k.attend_f16 != nullptr);
@@ -77,6 +78,7 @@ TEST_CASE("the x86 tables, whether or not this CPU runs them, are complete once 
     CHECK(own->matmul != nullptr);
     CHECK(own->matmul_prefetch != nullptr);
     CHECK(own->matmul_prefetch_near != nullptr);
+    CHECK(own->matmul_prefetch_l2 != nullptr);
     CHECK(own->attend_q8 != nullptr);
     CHECK(own->attend == nullptr);
   }
