@@ -62,6 +62,25 @@ Weights make_weights(const Backend& b, TensorType type, int64_t rows, int64_t co
   return w;
 }
 
+// Runs `tokens` rows of x through w once, then for as many steps as the warm-up and the
+// prefetch trial take (9,216 steps) and a few more; returns how many of those steps gave
+// other outputs than the first.
+int changed_past_trial(const Backend& b, const Weights& w, const std::vector<float>& x, int tokens, int64_t rows,
+                       int64_t cols, ThreadPool& pool) {
+  std::vector<float> first(static_cast<size_t>(rows * tokens)), y(first.size());
+  ActivationSet set;
+  set.reset(x.data(), tokens, cols);
+  b.matmul(w.packed, set, first.data(), rows, pool);
+  int changed = 0;
+  for (int step = 0; step < 9300; ++step) {
+    ActivationSet s1;
+    s1.reset(x.data(), tokens, cols);
+    b.matmul(w.packed, s1, y.data(), rows, pool);
+    changed += y != first;
+  }
+  return changed;
+}
+
 }  // namespace
 
 TEST_CASE("matmul_many gives each matrix what matmul gives it alone", "[kernels]") {
@@ -127,18 +146,7 @@ TEST_CASE("SIMD backend picks K-quant prefetch by timing, results unchanged", "[
     std::normal_distribution<float> n01(0.f, 1.f);
     std::vector<float> x(static_cast<size_t>(cols));
     for (auto& v : x) v = n01(rng);
-    std::vector<float> first(static_cast<size_t>(rows)), y(static_cast<size_t>(rows));
-    ActivationSet set;
-    set.reset(x.data(), 1, cols);
-    b->matmul(w.packed, set, first.data(), rows, pool);
-    int changed = 0;
-    for (int step = 0; step < 9300; ++step) {  // past the warm-up and the trial's 9,216 steps
-      ActivationSet s1;
-      s1.reset(x.data(), 1, cols);
-      b->matmul(w.packed, s1, y.data(), rows, pool);
-      changed += y != first;
-    }
-    CHECK(changed == 0);
+    CHECK(changed_past_trial(*b, w, x, 1, rows, cols, pool) == 0);
     const std::string report = b->tuning();
     INFO(report);
     CHECK(report.find("q4_K decode prefetch ") != std::string::npos);
@@ -172,18 +180,7 @@ TEST_CASE("SIMD backend chooses the prefetch of a few-token batch apart from one
     std::vector<float> x(static_cast<size_t>(cols * tokens));
     for (auto& v : x) v = n01(rng);
     Weights w = make_weights(*b, TensorType::Q8_0, rows, cols, rng);
-    std::vector<float> first(static_cast<size_t>(rows * tokens)), y(first.size());
-    ActivationSet set;
-    set.reset(x.data(), tokens, cols);
-    b->matmul(w.packed, set, first.data(), rows, pool);
-    int changed = 0;
-    for (int step = 0; step < 9300; ++step) {  // past the warm-up and the trial's 9,216 steps
-      ActivationSet s1;
-      s1.reset(x.data(), tokens, cols);
-      b->matmul(w.packed, s1, y.data(), rows, pool);
-      changed += y != first;
-    }
-    CHECK(changed == 0);
+    CHECK(changed_past_trial(*b, w, x, tokens, rows, cols, pool) == 0);
     const std::string report = b->tuning();
     INFO(report);
     CHECK(decided(report, "q8_0 batch prefetch "));
