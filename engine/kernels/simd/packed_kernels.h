@@ -309,13 +309,17 @@ struct PackedImpl {
 
   // A few tokens (a speculative draft's verification, 2 to kRowsBatchMax) through panels
   // [panel_begin, panel_end) the way legacy_rows streams one token: the slice's panels in
-  // order, each weight vector loaded once and used for several tokens, in a loop that is
-  // not unrolled, with the decode twins' prefetch (kPf). The tile kernels (every product
-  // unrolled, two panels at once) stream the weights at half the speed or less there: so
-  // few tokens do not pay for their issue width. A 16-lane ISA takes the T tokens in one
-  // pass over a panel; an 8-lane one (16 vector registers) in passes of up to 4 tokens over
-  // each half of the panel, the first from memory and the others from the cache. `tiled`:
-  // the T tokens as one tile (tile_acts). The same sums as legacy_tile, bit for bit.
+  // order, each weight vector loaded once and used for several tokens, with the decode
+  // twins' prefetch (kPf). The tile kernels (every product unrolled, two panels at once)
+  // stream the weights at half the speed or less there: so few tokens do not pay for their
+  // issue width. A 16-lane ISA takes the T tokens in one pass over a panel, its block's
+  // four weight-vector pairs unrolled and the activations broadcast by the products
+  // themselves (embedded {1to16} operands): with each token's products the loop's work
+  // per weight byte grows, and these two cut its micro-ops, where the one-token loop
+  // (legacy_rows) streams fastest rolled with broadcasts in registers. An 8-lane ISA (16
+  // vector registers) goes in passes of up to 4 tokens over each half of the panel, the
+  // first from memory and the others from the cache, rolled. `tiled`: the T tokens as one
+  // tile (tile_acts). The same sums as legacy_tile, bit for bit.
   template <class Fmt, int T, int A, int lane0, int kPf>
   static void rows_pass(const uint8_t* panel, int64_t nb, const uint8_t* tiled, int t_off, float* y,
                         int64_t y_stride, int n_lanes) {
@@ -338,18 +342,30 @@ struct PackedImpl {
         s[t] = V::bcast32(sa + t);
         if constexpr (kTwo) s1[t] = V::set1(0);
       }
-      _Pragma("GCC unroll 1")
-      for (int k = 0; k < 4; ++k) {
+      const auto dot = [](I acc, I w, const uint8_t* a) {
+        if constexpr (L == kRows)
+          return Fmt::dot_bcast(acc, w, a);
+        else
+          return row_dot<Fmt>(acc, w, a);
+      };
+      const auto products = [&](int k) {
         I w0, w1;
         Fmt::unpack_pair(blk, lane0, k, w0, w1);
         _Pragma("GCC unroll 16")
         for (int t = 0; t < A; ++t) {
-          s[t] = row_dot<Fmt>(s[t], w0, qa + t * 32 + 4 * Fmt::pair_first(k));
+          s[t] = dot(s[t], w0, qa + t * 32 + 4 * Fmt::pair_first(k));
           if constexpr (kTwo)
-            s1[t] = row_dot<Fmt>(s1[t], w1, qa + t * 32 + 4 * Fmt::pair_second(k));
+            s1[t] = dot(s1[t], w1, qa + t * 32 + 4 * Fmt::pair_second(k));
           else
-            s[t] = row_dot<Fmt>(s[t], w1, qa + t * 32 + 4 * Fmt::pair_second(k));
+            s[t] = dot(s[t], w1, qa + t * 32 + 4 * Fmt::pair_second(k));
         }
+      };
+      if constexpr (L == kRows) {
+        _Pragma("GCC unroll 4")
+        for (int k = 0; k < 4; ++k) products(k);
+      } else {
+        _Pragma("GCC unroll 1")
+        for (int k = 0; k < 4; ++k) products(k);
       }
       const F dw = halves(blk, 0, lane0);
       _Pragma("GCC unroll 16")
