@@ -7,7 +7,7 @@
 // VPDPBUSD and VDPBF16PS rates (peak_rates.cpp) and gives the prefill and attention
 // figures also as shares of them.
 //
-//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,q4_0,...] [--decode-rows N] [--batches 2,3,4] [--quick] [--quantize-only]
+//   bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,q4_0,...] [--decode-rows N] [--batches 2,3,4] [--cached] [--quick] [--quantize-only]
 //
 // --decode-rows N: rows of each decode matrix (default 4,864, the 0.5B model's gate and up;
 // 896 is its wo, 128 its k and v): a matrix-vector product that moves fewer bytes per call
@@ -16,6 +16,9 @@
 // tokens, what verifying a speculative draft of N - 1 tokens reads: GB/s of weights with
 // each kernel, and the time of the batch as a multiple of one token's (1.00x: the draft's
 // rows cost nothing).
+// --cached (with --batches): every product reads one and the same matrix, which stays in
+// the caches if it fits them (--decode-rows 1024: under 1 MB of Q8_0, in L2 on most
+// CPUs): how fast the kernels compute, apart from how fast memory feeds them.
 //
 // The machine may be shared: every figure is a median of repeated runs, and the
 // efficiency compares with the bandwidth measured in the same run.
@@ -133,6 +136,7 @@ struct Args {
   bool quantize_only = false;  // just the activation-quantization and attention figures
   int64_t decode_rows = 4864;  // rows of each decode matrix
   std::vector<int> batches;    // --batches: token counts of the verification table
+  bool cached = false;         // --cached: the batch table reads one matrix throughout
 };
 
 bool parse(int argc, char** argv, Args* a) {
@@ -217,12 +221,14 @@ bool parse(int argc, char** argv, Args* a) {
         a->batches.push_back(n);
         p = e + 1;
       }
+    } else if (s == "--cached") {
+      a->cached = true;
     } else if (s == "--quick") {
       a->quick = true;
     } else if (s == "--quantize-only") {
       a->quantize_only = true;
     } else {
-      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,...] [--decode-rows N] [--batches 2,3,4] [--quick] [--quantize-only]\n");
+      std::fprintf(stderr, "usage: bench_kernels [--threads N] [--isa avx2|avx512|avx2-vnni|avx2-vnni-evex|amx|amx-bf16|amx-vector-half] [--types q8_0,...] [--decode-rows N] [--batches 2,3,4] [--cached] [--quick] [--quantize-only]\n");
       return false;
     }
   }
@@ -477,8 +483,8 @@ void print_batches(const Args& a, ThreadPool& pool, std::mt19937& rng) {
   std::vector<int> sizes{1};
   sizes.insert(sizes.end(), a.batches.begin(), a.batches.end());
   std::printf("\nsmall batches (verifying a draft of n - 1 tokens): GB/s of weights off/far/near/l2, and the time of\n"
-              "n tokens over one token's, fastest kernel each; matrices of %lld rows\n%-6s",
-              static_cast<long long>(a.decode_rows), "type");
+              "n tokens over one token's, fastest kernel each; matrices of %lld rows%s\n%-6s",
+              static_cast<long long>(a.decode_rows), a.cached ? ", one matrix read throughout (--cached)" : "", "type");
   for (int n : sizes) std::printf(" %25s", ("n = " + std::to_string(n)).c_str());
   std::printf("\n");
   const auto fns = prefetch_twins(*a.kernels);
@@ -488,7 +494,12 @@ void print_batches(const Args& a, ThreadPool& pool, std::mt19937& rng) {
     const size_t one = packed_bytes(t, rows, cols);
     const size_t want = std::max<size_t>(size_t{256} << 20, 4 * cpu_features().l3_bytes) / (a.quick ? 4 : 1);
     std::vector<Aligned> mats;
-    for (size_t total = 0; total < want; total += one) mats.push_back(packed_random(t, rows, cols, rng));
+    if (a.cached) {  // as many products, all of one matrix
+      const Aligned m = packed_random(t, rows, cols, rng);
+      mats.assign((want + one - 1) / one, m);
+    } else {
+      for (size_t total = 0; total < want; total += one) mats.push_back(packed_random(t, rows, cols, rng));
+    }
     const int max_n = *std::max_element(sizes.begin(), sizes.end());
     auto x = random_floats(static_cast<size_t>(cols * max_n), rng);
     std::vector<float> y(static_cast<size_t>(rows * max_n));
