@@ -3,7 +3,7 @@
 // by the project's GGUF writer into a temporary directory, against this machine's read
 // bandwidth measured in the same run on the same threads.
 //
-//   bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
+//   bench_engine [--json] [--models 0.5b,1.5b,FILE.gguf] [--weights q8_0,q4_0,q4_k_m] [--threads 1,2]
 //                [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill,keystroke,verify]
 //                [--kv f16|f32|q8_0] [--profile] [--chunk N]
 //
@@ -15,11 +15,16 @@
 // typing (the typed character, the rest of the cursor's line, the markers) in the daemon's
 // prompt of a real file, on the critical path of every suggestion; and (verify, not run
 // unless asked for) one forward pass of 1, 2, 3, 4, 5 and 8 tokens after 400 with the logits
-// of every row: what verifying a speculative draft of n - 1 tokens costs. Decode efficiency =
+// of every row: what verifying a speculative draft of n - 1 tokens costs. The verify passes
+// take turns, one pass of each size per round, after passes of 1 and 4 tokens until the
+// kernels' prefetch trials for the weights have chosen (kernels/simd_backend.cpp), as they
+// have in a daemon after its first suggestions. Decode efficiency =
 // (weight bytes read per token x tokens/s) / read bandwidth. --kv: the KV cache's element
 // type (default f16, the daemon's default). --chunk: prefill in forward runs of at most N
 // tokens (default 512, one run; the daemon prefills in runs of prefill_chunk = 64).
-// --profile: the time of each step of the forward pass (StepProfile), per token for decode
+// --models takes shape names or GGUF files (a name ending in .gguf, e.g. the 7B shape
+// that `bench_latency --shape 7b --write-model` writes): a file is read as it is, once,
+// whatever --weights says. --profile: the time of each step of the forward pass (StepProfile), per token for decode
 // and per forward run for prefill, after the table line or as a "steps_ms" object in the
 // JSON line. With --json one object per line per configuration; otherwise a table. Figures
 // are medians over --repeat runs (the machine may be shared: compare with the bandwidth of
@@ -128,7 +133,7 @@ bool parse(int argc, char** argv, Args* a) {
       a->kv = *t;
     } else {
       std::fprintf(stderr,
-                   "usage: bench_engine [--json] [--models 0.5b,1.5b] [--weights q8_0,q4_0,q4_k_m] "
+                   "usage: bench_engine [--json] [--models 0.5b,1.5b,FILE.gguf] [--weights q8_0,q4_0,q4_k_m] "
                    "[--threads 1,2] [--repeat N] [--quick] [--tests prefill,decode,deep,deep-prefill,keystroke,verify] [--kv f16|f32|q8_0] "
                    "[--profile] [--chunk N] [--amx on|off|bf16]\n");
       return false;
@@ -225,7 +230,7 @@ double prefill_tok_s(const Model& m, ThreadPool& pool, int n, int chunk, int rep
 // Prefill of n tokens (one forward run) after `depth` tokens of context, median over
 // repeats.
 double prefill_at_depth_tok_s(const Model& m, ThreadPool& pool, int n, int depth, int repeat, KvType kv_type,
-                              StepProfile* profile, LogitsFor logits_for = LogitsFor::kLast) {
+                              StepProfile* profile) {
   Forward fwd(m, pool, 512);
   auto kv = KvCache::create(m.config(), depth + n, kv_type);
   std::vector<float> logits;
@@ -236,11 +241,60 @@ double prefill_at_depth_tok_s(const Model& m, ThreadPool& pool, int n, int depth
     kv->truncate(depth);
     fwd.set_profile(i > 0 ? profile : nullptr);
     auto t0 = Clock::now();
-    if (!fwd.run(tokens, *kv, logits_for, logits)) std::exit(1);
+    if (!fwd.run(tokens, *kv, LogitsFor::kLast, logits)) std::exit(1);
     if (i > 0) r.push_back(n / std::chrono::duration<double>(Clock::now() - t0).count());
   }
   fwd.set_profile(nullptr);
   return median(r);
+}
+
+// Verification passes of each of `sizes` tokens after `depth` tokens of context, with the
+// logits of every row, into one Result1 per size: first passes of 1 and 4 tokens until the
+// backend's prefetch trials for `weights` (the tuning parts that name them) have chosen,
+// at most 600; then `repeat` rounds of one pass per size, so that a drift of the machine's
+// memory speed touches every size alike.
+std::vector<Result1> verify_rows(const Model& m, ThreadPool& pool, const kernels::Backend& backend,
+                                 const std::string& weights, const std::vector<int>& sizes, int depth, int repeat,
+                                 KvType kv_type, bool profile) {
+  const int most = *std::max_element(sizes.begin(), sizes.end());
+  Forward fwd(m, pool, 512);
+  auto kv = KvCache::create(m.config(), depth + std::max(most, 4), kv_type);
+  std::vector<float> logits;
+  if (!fwd.run(prompt_tokens(depth, m.config().n_vocab, depth), *kv, LogitsFor::kNone, logits)) std::exit(1);
+  const auto pass = [&](int n) {
+    kv->truncate(depth);
+    const auto tokens = prompt_tokens(n, m.config().n_vocab, n + depth);
+    const auto t0 = Clock::now();
+    if (!fwd.run(tokens, *kv, LogitsFor::kAll, logits)) std::exit(1);
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  const auto settled = [&] {  // both trials of the weights' type have started and chosen
+    const std::string t = backend.tuning();
+    int chosen = 0;
+    for (size_t at = 0; at < t.size();) {
+      const size_t end = std::min(t.find("; ", at), t.size());
+      const std::string part = t.substr(at, end - at);
+      if (part.rfind(weights + " ", 0) == 0) {
+        if (part.find("undecided") != std::string::npos) return false;
+        ++chosen;
+      }
+      at = end + 2;
+    }
+    return chosen == 2;
+  };
+  for (int i = 0; i < 600 && !settled(); ++i) pass(i % 2 ? 4 : 1);
+  std::vector<Result1> out;
+  std::vector<std::vector<double>> rates(sizes.size());
+  for (int n : sizes) out.push_back(Result1{"verify", n, depth, 0, {}});
+  for (size_t i = 0; i < sizes.size(); ++i) pass(sizes[i]);  // warms buffers of every size
+  for (int r = 0; r < repeat; ++r)
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      fwd.set_profile(profile ? &out[i].steps : nullptr);
+      rates[i].push_back(sizes[i] / pass(sizes[i]));
+      fwd.set_profile(nullptr);
+    }
+  for (size_t i = 0; i < sizes.size(); ++i) out[i].tok_s = median(rates[i]);
+  return out;
 }
 
 // Decode of n tokens (greedy on the logits, one forward each) after `depth` tokens of
@@ -315,24 +369,29 @@ int main(int argc, char** argv) {
   }
   int status = 0;
   for (const auto& model_name : a.models) {
+    const bool file = model_name.size() > 5 && model_name.substr(model_name.size() - 5) == ".gguf";
     const Shape* shape = nullptr;
     for (const auto& s : kShapes)
       if (s.name == model_name) shape = &s;
-    if (!shape) {
-      std::fprintf(stderr, "unknown model shape '%s' (0.5b, 1.5b)\n", model_name.c_str());
+    if (!shape && !file) {
+      std::fprintf(stderr, "unknown model shape '%s' (0.5b, 1.5b, or a .gguf file)\n", model_name.c_str());
       return 2;
     }
-    for (const auto& weights : a.weights) {
-      SyntheticModelSpec spec;
-      if (!spec_for(*shape, weights, &spec)) {
-        std::fprintf(stderr, "unknown weights '%s' (q8_0, q4_0, q4_k_m)\n", weights.c_str());
-        return 2;
-      }
-      const fs::path path = dir / (spec.name + ".gguf");
-      if (Status s = write_synthetic_model(spec, path); !s) {
-        std::fprintf(stderr, "%s\n", s.error().message.c_str());
-        status = 1;
-        continue;
+    const std::string label = file ? fs::path(model_name).stem().string() : shape->name;
+    for (const auto& weights : file ? std::vector<std::string>{""} : a.weights) {
+      fs::path path = model_name;
+      if (!file) {
+        SyntheticModelSpec spec;
+        if (!spec_for(*shape, weights, &spec)) {
+          std::fprintf(stderr, "unknown weights '%s' (q8_0, q4_0, q4_k_m)\n", weights.c_str());
+          return 2;
+        }
+        path = dir / (spec.name + ".gguf");
+        if (Status s = write_synthetic_model(spec, path); !s) {
+          std::fprintf(stderr, "%s\n", s.error().message.c_str());
+          status = 1;
+          continue;
+        }
       }
       auto model = Model::load(path, backend);
       if (!model.ok()) {
@@ -340,6 +399,8 @@ int main(int argc, char** argv) {
         status = 1;
         continue;
       }
+      // The layer matrices' type: what the prefetch trials are named by.
+      const std::string type_name(tensor_type_name((*model)->layers().front().w_gate.view.type));
       const uint64_t bytes = weight_bytes_per_token(**model);
       for (int threads : a.threads) {
         ThreadPool pool(threads);
@@ -374,12 +435,9 @@ int main(int argc, char** argv) {
           results.push_back(r);
         }
         if (!a.quick && wants(a, "verify"))
-          for (int n : {1, 2, 3, 4, 5, 6, 7, 8}) {
-            Result1 r{"verify", n, 400, 0, {}};
-            r.tok_s = prefill_at_depth_tok_s(**model, pool, n, 400, a.repeat, a.kv, a.profile ? &r.steps : nullptr,
-                                             LogitsFor::kAll);
-            results.push_back(r);
-          }
+          for (Result1& r : verify_rows(**model, pool, backend, type_name, {1, 2, 3, 4, 5, 6, 7, 8}, 400, a.repeat,
+                                        a.kv, a.profile))
+            results.push_back(std::move(r));
         for (const auto& r : results) {
           const bool decode = r.test == "decode";
           const double eff = r.efficiency, line_gbs = decode ? r.read_gbs : gbs;
@@ -389,7 +447,7 @@ int main(int argc, char** argv) {
                 "\"amx_bf16\":%s,\"test\":\"%s\","
                 "\"n_tokens\":%d,"
                 "\"depth\":%d,\"tok_s\":%.2f,\"weight_bytes_per_token\":%llu,\"read_bw_gbs\":%.2f",
-                shape->name.c_str(), weights.c_str(), kv_type_name(a.kv), threads, amx ? "true" : "false",
+                label.c_str(), type_name.c_str(), kv_type_name(a.kv), threads, amx ? "true" : "false",
                 amx_bf16 ? "true" : "false",
                 r.test.c_str(), r.n_tokens,
                 r.depth, r.tok_s, static_cast<unsigned long long>(bytes), line_gbs);
@@ -403,7 +461,7 @@ int main(int argc, char** argv) {
             }
             std::printf("}\n");
           } else {
-            std::printf("%-5s %-7s %3d %-8s %6d %6d %9.1f %8.1f %9.1f %6s\n", shape->name.c_str(), weights.c_str(),
+            std::printf("%-5s %-7s %3d %-8s %6d %6d %9.1f %8.1f %9.1f %6s\n", label.c_str(), type_name.c_str(),
                         threads, r.test.c_str(), r.n_tokens, r.depth, r.tok_s, bytes / 1e6, line_gbs,
                         decode ? std::to_string(eff).substr(0, 4).c_str() : "");
             if (r.steps.runs > 0) {
@@ -416,7 +474,7 @@ int main(int argc, char** argv) {
           std::fflush(stdout);
         }
       }
-      fs::remove(path);
+      if (!file) fs::remove(path);
     }
   }
   fs::remove_all(dir);
