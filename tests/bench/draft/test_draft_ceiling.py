@@ -13,10 +13,10 @@ sys.path.insert(0, str(REPO / "bench" / "draft"))
 import draft_ceiling  # noqa: E402
 
 
-def simulated(step, verify_row, draft_token, p, predict, k, trials, seed):
-    """The same rounds drawn one by one: mean tokens/s over the model alone's."""
+def simulated_times(step, verify_row, draft_token, p, predict, k, trials, seed):
+    """The same rounds drawn one by one: each suggestion's time after its first token."""
     rng = random.Random(seed)
-    total = 0.0
+    times = []
     for _ in range(trials):
         generated, ms = 1, 0.0  # the first token comes from the prompt's pass
         while generated < predict:
@@ -26,8 +26,19 @@ def simulated(step, verify_row, draft_token, p, predict, k, trials, seed):
                 accepted += 1
             ms += step + n * (draft_token + verify_row)
             generated += 1 + accepted
-        total += ms
-    return (predict - 1) * step / (total / trials)
+        times.append(ms)
+    return times
+
+
+def simulated(step, verify_row, draft_token, p, predict, k, trials, seed):
+    """Mean: the model alone's time over the mean suggestion's."""
+    times = simulated_times(step, verify_row, draft_token, p, predict, k, trials, seed)
+    return (predict - 1) * step / (sum(times) / len(times))
+
+
+def simulated_median(step, verify_row, draft_token, p, predict, k, trials, seed):
+    times = sorted(simulated_times(step, verify_row, draft_token, p, predict, k, trials, seed))
+    return (predict - 1) * step / times[(len(times) - 1) // 2]
 
 
 class DraftCeiling(unittest.TestCase):
@@ -58,6 +69,22 @@ class DraftCeiling(unittest.TestCase):
             drawn = simulated(step, v, d, 0.7, 16, k, trials=40000, seed=7)
             self.assertAlmostEqual(exact, drawn, delta=0.01 * exact)
 
+    def test_median_closed_form(self):
+        s, v, d = 50.0, 2.0, 9.0
+        lengths = [0, 0, 1]  # three tokens: one round drafting one, then a plain step if rejected
+        # Accepted with p = 0.7: the median suggestion is the one round; with 0.3, a step more.
+        self.assertAlmostEqual(draft_ceiling.median_speedup(s, v, d, 0.7, 3, lengths), 2 * s / (d + s + v))
+        self.assertAlmostEqual(draft_ceiling.median_speedup(s, v, d, 0.3, 3, lengths), 2 * s / (d + s + v + s))
+
+    def test_median_matches_simulation(self):
+        for step, v, d, k in ((55.4, 2.1, 9.3, 3), (252.7, 7.3, 9.3, 5)):
+            lengths = [min(k, r - 1) if r else 0 for r in range(16)]
+            exact = draft_ceiling.median_speedup(step, v, d, 0.7, 16, lengths)
+            drawn = simulated_median(step, v, d, 0.7, 16, k, trials=40001, seed=11)
+            self.assertAlmostEqual(exact, drawn, delta=0.01 * exact)
+            # A suggestion's time is skewed: the median one is faster than the mean.
+            self.assertGreater(exact, draft_ceiling.speedup(step, v, d, 0.7, 16, k=k)[0])
+
     def test_best_beats_every_fixed_length(self):
         best, _ = draft_ceiling.speedup(55.4, 2.1, 9.3, 0.7, 16)
         for k in range(1, 9):
@@ -69,6 +96,8 @@ class DraftCeiling(unittest.TestCase):
         lines = out.stdout.splitlines()
         self.assertIn("k = 5", lines[6])
         best = float(lines[-1].split()[3].rstrip("x"))
+        median = float(lines[-1].split()[4].rstrip("x"))
+        self.assertGreater(median, best)
         self.assertAlmostEqual(best, draft_ceiling.speedup(252.7, 7.3, 9.3, 0.7, 16)[0], places=3)
         bad = subprocess.run([sys.executable, str(REPO / "bench" / "draft" / "draft_ceiling.py"), "--step", "0",
                               "--verify-row", "1", "--draft-token", "1"], capture_output=True, text=True)
