@@ -14,18 +14,19 @@
 // prefill of 8 tokens after 2,150: what the early prefill of one keystroke computes while
 // typing (the typed character, the rest of the cursor's line, the markers) in the daemon's
 // prompt of a real file, on the critical path of every suggestion; and (verify, not run
-// unless asked for) one forward pass of 1, 2, 3, 4, 5 and 8 tokens after 400 with the logits
-// of every row: what verifying a speculative draft of n - 1 tokens costs. The verify passes
-// take turns, one pass of each size per round, after passes of 1 and 4 tokens until the
-// kernels' prefetch trials for the weights have chosen (kernels/simd_backend.cpp), as they
-// have in a daemon after its first suggestions. Decode efficiency =
+// unless asked for) one forward pass of 1 to 8 tokens after 400 with the logits of every
+// row: what verifying a speculative draft of n - 1 tokens costs. The verify passes take
+// turns, one pass of each size per round, after passes of 1 and 4 tokens until the kernels'
+// prefetch trials for the weights have chosen (kernels/simd_backend.cpp), as they have in a
+// daemon after its first suggestions. Decode efficiency =
 // (weight bytes read per token x tokens/s) / read bandwidth. --kv: the KV cache's element
 // type (default f16, the daemon's default). --chunk: prefill in forward runs of at most N
 // tokens (default 512, one run; the daemon prefills in runs of prefill_chunk = 64).
 // --models takes shape names or GGUF files (a name ending in .gguf, e.g. the 7B shape
 // that `bench_latency --shape 7b --write-model` writes): a file is read as it is, once,
-// whatever --weights says. --profile: the time of each step of the forward pass (StepProfile), per token for decode
-// and per forward run for prefill, after the table line or as a "steps_ms" object in the
+// whatever --weights says, and named by its layer matrices' type. --profile: the time of
+// each step of the forward pass (StepProfile), per token for decode and per forward run
+// for prefill, after the table line or as a "steps_ms" object in the
 // JSON line. With --json one object per line per configuration; otherwise a table. Figures
 // are medians over --repeat runs (the machine may be shared: compare with the bandwidth of
 // the same run).
@@ -399,8 +400,10 @@ int main(int argc, char** argv) {
         status = 1;
         continue;
       }
-      // The layer matrices' type: what the prefetch trials are named by.
+      // The layer matrices' type: what the prefetch trials are named by, and a file's name
+      // for its weights.
       const std::string type_name(tensor_type_name((*model)->layers().front().w_gate.view.type));
+      const std::string weights_name = file ? type_name : weights;
       const uint64_t bytes = weight_bytes_per_token(**model);
       for (int threads : a.threads) {
         ThreadPool pool(threads);
@@ -447,7 +450,7 @@ int main(int argc, char** argv) {
                 "\"amx_bf16\":%s,\"test\":\"%s\","
                 "\"n_tokens\":%d,"
                 "\"depth\":%d,\"tok_s\":%.2f,\"weight_bytes_per_token\":%llu,\"read_bw_gbs\":%.2f",
-                label.c_str(), type_name.c_str(), kv_type_name(a.kv), threads, amx ? "true" : "false",
+                label.c_str(), weights_name.c_str(), kv_type_name(a.kv), threads, amx ? "true" : "false",
                 amx_bf16 ? "true" : "false",
                 r.test.c_str(), r.n_tokens,
                 r.depth, r.tok_s, static_cast<unsigned long long>(bytes), line_gbs);
@@ -461,7 +464,7 @@ int main(int argc, char** argv) {
             }
             std::printf("}\n");
           } else {
-            std::printf("%-5s %-7s %3d %-8s %6d %6d %9.1f %8.1f %9.1f %6s\n", label.c_str(), type_name.c_str(),
+            std::printf("%-5s %-7s %3d %-8s %6d %6d %9.1f %8.1f %9.1f %6s\n", label.c_str(), weights_name.c_str(),
                         threads, r.test.c_str(), r.n_tokens, r.depth, r.tok_s, bytes / 1e6, line_gbs,
                         decode ? std::to_string(eff).substr(0, 4).c_str() : "");
             if (r.steps.runs > 0) {
