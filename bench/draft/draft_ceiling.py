@@ -32,6 +32,11 @@ def accepted_dist(p, k):
     return [p ** j * (1 - p) for j in range(k)] + [p ** k]
 
 
+def round_ms(n, step, verify_row, draft_token, draft_round):
+    """One round's time: a draft of n tokens and their verification, or a plain step (n = 0)."""
+    return step if n == 0 else n * draft_token + draft_round + step + n * verify_row
+
+
 def speedup(step, verify_row, draft_token, p, predict, max_draft=8, draft_round=0.0, k=None):
     """(expected tokens/s over the model alone's, draft length by tokens left) for an
     N-token suggestion: drafts of k tokens (never past the suggestion's end), or with k
@@ -43,11 +48,8 @@ def speedup(step, verify_row, draft_token, p, predict, max_draft=8, draft_round=
         options = range(0, min(r - 1, max_draft) + 1) if k is None else [min(k, r - 1)]
         best = None
         for n in options:
-            if n == 0:
-                cost = step + t[r - 1]
-            else:
-                cost = n * draft_token + draft_round + step + n * verify_row
-                cost += sum(pj * t[r - 1 - j] for j, pj in enumerate(accepted_dist(p, n)))
+            cost = round_ms(n, step, verify_row, draft_token, draft_round)
+            cost += sum(pj * t[r - 1 - j] for j, pj in enumerate(accepted_dist(p, n)))
             if best is None or cost < best:
                 best, best_k[r] = cost, n
         t[r] = best
@@ -61,9 +63,9 @@ def median_speedup(step, verify_row, draft_token, p, predict, lengths, draft_rou
     dist = [{0.0: 1.0}]  # dist[r]: time -> probability, for r tokens left
     for r in range(1, left + 1):
         n = lengths[r]
-        cost = step if n == 0 else n * draft_token + draft_round + step + n * verify_row
+        cost = round_ms(n, step, verify_row, draft_token, draft_round)
         out = {}
-        for j, pj in enumerate(accepted_dist(p, n) if n else [1.0]):
+        for j, pj in enumerate(accepted_dist(p, n)):
             for t, q in dist[r - 1 - j].items():
                 key = round(t + cost, 6)
                 out[key] = out.get(key, 0.0) + pj * q
