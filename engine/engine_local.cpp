@@ -262,6 +262,7 @@ void LocalEngine::complete(const CompletionRequest& request, const CompletionCal
   ctx.settings.draft.max_draft = options_.max_draft;
   ctx.settings.prompt_lookup = options_.prompt_lookup;
   ctx.settings.draft_filter = draft_filter_;
+  ctx.settings.pass_observer = pass_observer_;
   ctx.draft_model = draft_.get();
   ctx.settings.copy.strength = copy_strength_;
   auto observe = [&](const CompletionEvent& e) {

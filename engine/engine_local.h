@@ -37,6 +37,8 @@ class LocalEngine final : public Engine {
   // The draft model (null without one), and for benchmarks a rewrite of its proposals.
   const DraftModel* draft_model() const { return draft_.get(); }
   void set_draft_filter(DraftFilter filter) { draft_filter_ = std::move(filter); }
+  // For benchmarks: called after every decode pass of the model, on the request's thread.
+  void set_pass_observer(PassObserver observer) { pass_observer_ = std::move(observer); }
   void set_chunk_reuse_min(int n) { options_.chunk_reuse_min = n; }
   void set_token_healing(bool on) { options_.token_healing = on; }
   const SessionPool& sessions() const { return *sessions_; }
@@ -90,6 +92,7 @@ class LocalEngine final : public Engine {
   std::unique_ptr<Model> draft_weights_;
   std::unique_ptr<DraftModel> draft_;
   DraftFilter draft_filter_;
+  PassObserver pass_observer_;
   std::mutex mu_;  // one request at a time; waiting here is the queue time
 };
 

@@ -19,7 +19,10 @@
 // median of each run's ratio to the model alone's run just before it; "overall": all runs'
 // tokens over all their decode time, against the model alone's, what many suggestions give
 // together, where the median run is faster than the mean), and the share of drafted tokens
-// accepted; the outputs must be identical to the model alone's.
+// accepted; the outputs must be identical to the model alone's. Then the costs the timed runs
+// met (DecodePass): the model alone's one-token pass, the verification passes by size and
+// what a verified row adds to the step, and the draft's time per drafted token, with the
+// bench/draft/draft_ceiling.py command that gives the most those costs allow.
 //
 // --far-draft: before each timed run with the draft, a warm-up at another place of the file
 // takes the draft's cache there (as a request in another document does), so the run's
@@ -105,7 +108,32 @@ struct Row {
   bool identical = true;
   int off_reference = 0;  // runs whose output left the reference
   int sat_out = 0;        // runs that decoded without the draft (Timings::draft_behind)
+  // The costs in place (DecodePass): the model's passes by their tokens (index: tokens),
+  // and the draft model's time per drafted token of each draft it made after an ordinary
+  // catch-up (a first draft in a new place, which prefills the draft's cache, left out).
+  std::vector<std::vector<double>> pass_ms = std::vector<std::vector<double>>(2);
+  std::vector<double> draft_token_ms;
+  void observe(const DecodePass& pass) {
+    if (pass.rows >= static_cast<int>(pass_ms.size())) pass_ms.resize(static_cast<size_t>(pass.rows) + 1);
+    pass_ms[static_cast<size_t>(pass.rows)].push_back(pass.ms);
+    if (pass.by_model && pass.rows > 1 && pass.catch_up <= kOrdinaryCatchUp)
+      draft_token_ms.push_back(pass.draft_ms / (pass.rows - 1));
+  }
+  static constexpr int kOrdinaryCatchUp = 8;
 };
+
+// What a verification pass costs per token over the one-token step: the median pass of each
+// size over the step, per drafted token, weighted by how many passes had that size.
+double verify_row_ms(const Row& r, double step_ms) {
+  double extra = 0, rows = 0;
+  for (size_t n = 2; n < r.pass_ms.size(); ++n) {
+    const auto& v = r.pass_ms[n];
+    if (v.empty()) continue;
+    extra += static_cast<double>(v.size()) * (median(v) - step_ms);
+    rows += static_cast<double>(v.size() * (n - 1));
+  }
+  return rows > 0 ? extra / rows : 0;
+}
 
 CompletionRequest prompt_at(const std::string& text, size_t cursor, int predict, const std::string& key) {
   CompletionRequest r;
@@ -177,6 +205,10 @@ int main(int argc, char** argv) {
   auto synthetic = std::make_shared<SyntheticDraft>();
   synthetic->n_vocab = static_cast<int32_t>(e.tokenizer().n_vocab());
   e.set_draft_filter([synthetic](std::span<const int32_t> output, std::vector<int32_t>& d) { (*synthetic)(output, d); });
+  Row* observed = nullptr;  // the row whose timed run is decoding (null: an untimed run)
+  e.set_pass_observer([&observed](const DecodePass& pass) {
+    if (observed) observed->observe(pass);
+  });
 
   const auto tuning = [&eo] { return compute_kernels(eo.amx, eo.amx_bf16).tuning; };
   if (o.settle) {
@@ -241,7 +273,9 @@ int main(int argc, char** argv) {
         }
         CompletionRequest timed = req;
         timed.draft_catch_up_later = o.catch_up_later;
+        observed = &row;
         const CompletionEvent ev = run(e, timed);
+        observed = nullptr;
         row.off_reference += synthetic->off_reference ? 1 : 0;
         const Timings& t = ev.timings;
         row.tps.push_back(1000.0 * t.tokens_generated / std::max(1e-3, t.decode_ms));
@@ -257,6 +291,7 @@ int main(int argc, char** argv) {
   }
 
   const double base = median(rows[0].tps);
+  const double step_ms = median(rows[0].pass_ms[1]);  // the model alone's one-token pass
   const auto overall = [&rows](const Row& r) {  // all tokens over all decode time, against the model alone's
     const auto rate = [](const Row& x) { return x.decode_ms > 0 ? x.tokens / x.decode_ms : 0.0; };
     return rate(rows[0]) > 0 ? rate(r) / rate(rows[0]) : 0.0;
@@ -269,10 +304,12 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("%s{\"p\":%s,\"tokens_per_s\":%.2f,\"ratio\":%.3f,\"paired_ratio\":%.3f,\"overall_ratio\":%.3f,\"accepted\":%d,"
-                  "\"proposed\":%d,\"draft_share\":%.3f,\"identical\":%s,\"off_reference\":%d,\"sat_out\":%d}",
+                  "\"proposed\":%d,\"draft_share\":%.3f,\"identical\":%s,\"off_reference\":%d,\"sat_out\":%d,"
+                  "\"step_ms\":%.2f,\"verify_row_ms\":%.2f,\"draft_token_ms\":%.2f}",
                   i ? "," : "", r.p < 0 ? "null" : std::to_string(r.p).c_str(), median(r.tps),
                   median(r.tps) / std::max(1e-9, base), paired_ratio(r.tps, rows[0].tps), overall(r), r.accepted, r.proposed,
-                  r.decode_ms > 0 ? r.draft_ms / r.decode_ms : 0, r.identical ? "true" : "false", r.off_reference, r.sat_out);
+                  r.decode_ms > 0 ? r.draft_ms / r.decode_ms : 0, r.identical ? "true" : "false", r.off_reference, r.sat_out,
+                  step_ms, r.p < 0 ? 0.0 : verify_row_ms(r, step_ms), median(r.draft_token_ms));
     }
     std::printf("]}\n");
     return 0;
@@ -295,6 +332,23 @@ int main(int argc, char** argv) {
                 r.decode_ms > 0 ? 100 * r.draft_ms / r.decode_ms : 0.0, r.identical ? "yes" : "NO");
   }
   std::printf("kernels: %s\n", tuning().c_str());
+  for (const Row& r : rows) {
+    if (r.p < 0 || r.draft_token_ms.empty()) continue;
+    std::string sizes;
+    for (size_t n = 2; n < r.pass_ms.size(); ++n) {
+      if (r.pass_ms[n].empty()) continue;
+      char cell[48];
+      std::snprintf(cell, sizeof cell, " %zu: %.1f (%zu)", n, median(r.pass_ms[n]), r.pass_ms[n].size());
+      sizes += cell;
+    }
+    const double row_ms = verify_row_ms(r, step_ms), draft_ms = median(r.draft_token_ms);
+    std::printf("draft p=%.2f in place: model step %.1f ms (alone); verification +%.2f ms per drafted token (median ms of "
+                "passes by tokens (count):%s); the draft %.2f ms per drafted token (median of %zu drafts)\n",
+                r.p, step_ms, row_ms, sizes.c_str(), draft_ms, r.draft_token_ms.size());
+    std::printf("  the most these costs give: python3 bench/draft/draft_ceiling.py --step %.1f --verify-row %.2f "
+                "--draft-token %.2f --accept %.2f --predict %d --max-draft %d\n",
+                step_ms, row_ms, draft_ms, r.p, o.predict, o.max_draft);
+  }
   for (const Row& r : rows) {
     if (o.catch_up_later && r.p >= 0)
       std::printf("draft p=%.2f: the draft sat out %d of %d runs\n", r.p, r.sat_out, o.repeats * o.prompts);

@@ -338,6 +338,12 @@ class Run {
       const auto pass_start = Clock::now();
       Status st = s_.eval(batch, batch.size() > 1 ? LogitsFor::kAll : LogitsFor::kLast, req_.cancel.get());
       const double pass_ms = ms_between(pass_start, Clock::now());
+      if (st && ctx_.settings.pass_observer)
+        ctx_.settings.pass_observer(DecodePass{.rows = static_cast<int>(batch.size()),
+                                               .ms = pass_ms,
+                                               .by_model = by_model,
+                                               .draft_ms = by_model ? last_draft_ms_ : 0.0,
+                                               .catch_up = by_model ? last_catch_up_ : 0});
       if (!st && cancelled()) {  // interrupted: the token is emitted, as when cancelled before the step
         stop_ = StopReason::kCancelled;
         break;

@@ -30,6 +30,7 @@ struct RunSettings {
   DraftParams draft;       // max_draft 0: no speculation
   bool prompt_lookup = true;  // prompt-lookup drafts (with max_draft > 0)
   DraftFilter draft_filter;   // benchmarks: rewrites the draft model's proposals
+  PassObserver pass_observer; // benchmarks: sees every decode pass of the model
   CopyParams copy;         // strength 0: no copy predictor
 };
 

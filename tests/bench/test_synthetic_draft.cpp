@@ -72,6 +72,9 @@ TEST_CASE("synthetic draft: at p = 1 every drafted token is accepted", "[bench_d
   e.set_draft_filter([synthetic](std::span<const int32_t> output, std::vector<int32_t>& d) {
     (*synthetic)(output, d);
   });
+  // bench_draft's costs in place: every decode pass of the model, with the draft it verified.
+  std::vector<DecodePass> passes;
+  e.set_pass_observer([&passes](const DecodePass& pass) { passes.push_back(pass); });
 
   // Growing prefixes of one text under one session key, as bench_draft's cursors move:
   // each prompt is mostly new to the cache.
@@ -84,10 +87,26 @@ TEST_CASE("synthetic draft: at p = 1 every drafted token is accepted", "[bench_d
     REQUIRE(bench::record_reference(e, *synthetic, req, o.max_draft));
     synthetic->p = 1;
     synthetic->off_reference = false;
+    passes.clear();
     test::Recorded r;
     e.complete(req, r.callback());
     REQUIRE(r.last().kind == CompletionEvent::Kind::kDone);
     const Timings& t = r.last().timings;
+    int drafted = 0, by_model = 0;
+    double draft_ms = 0;
+    for (const DecodePass& pass : passes) {
+      CHECK(pass.rows >= 1);
+      CHECK(pass.ms > 0);
+      drafted += pass.rows - 1;
+      if (!pass.by_model) continue;
+      CHECK(pass.rows > 1);
+      CHECK(pass.draft_ms > 0);
+      by_model += pass.rows - 1;
+      draft_ms += pass.draft_ms;
+    }
+    CHECK(drafted == t.drafts_proposed);
+    CHECK(by_model == t.model_drafts_proposed);
+    CHECK(draft_ms <= t.draft_ms + 1e-9);
     INFO("stop " << static_cast<int>(r.last().stop) << " after " << t.tokens_generated
                  << " tokens");
     CHECK_FALSE(synthetic->off_reference);
@@ -100,4 +119,5 @@ TEST_CASE("synthetic draft: at p = 1 every drafted token is accepted", "[bench_d
   }
   INFO(accepted << " of " << proposed << " drafted tokens accepted");
   CHECK(proposed > 20);
+  e.set_pass_observer(nullptr);
 }

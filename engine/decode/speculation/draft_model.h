@@ -33,6 +33,16 @@ namespace wafer {
 // acceptance rate that random-weight models cannot have (they agree on nothing).
 using DraftFilter = std::function<void(std::span<const int32_t> output, std::vector<int32_t>& draft)>;
 
+// For benchmarks: one forward pass of the model while decoding, with the draft it verified.
+struct DecodePass {
+  int rows = 1;            // tokens of the pass: the last chosen one and the draft after it
+  double ms = 0;           // the model's pass
+  bool by_model = false;   // the draft was the draft model's (else prompt lookup's, or none)
+  double draft_ms = 0;     // the draft model's passes that made the draft (by_model)
+  int catch_up = 0;        // tokens the draft's cache ran first to reach the history (by_model)
+};
+using PassObserver = std::function<void(const DecodePass&)>;
+
 class DraftModel {
  public:
   // A drafter over `model` with a cache of n_ctx tokens; max_draft bounds the draft length;
