@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "bench/draft/synthetic_draft.h"
+#include "bench/kernels/trials.h"
 #include "bench/latency/shape_model.h"
 #include "engine/engine_local.h"
 
@@ -220,17 +221,9 @@ int main(int argc, char** argv) {
     // Settled: the trials of the model's weight type (one token and batches) and of the
     // draft's one-token steps have chosen (the draft's few-token catch-ups seldom finish one).
     const std::string draft_type = o.draft_quant == "keep" ? o.draft_weights : o.draft_quant;
-    const auto settled = [&] {
-      const std::string t = tuning();
-      for (size_t at = 0; at < t.size();) {
-        const size_t end = std::min(t.find("; ", at), t.size());
-        const std::string part = t.substr(at, end - at);
-        const bool mine = part.rfind(o.weights + " ", 0) == 0 || part.rfind(draft_type + " decode", 0) == 0;
-        if (mine && part.find("undecided") != std::string::npos) return false;
-        at = end + 2;
-      }
-      return true;
-    };
+    std::vector<std::string> trials{o.weights + " decode", o.weights + " batch"};
+    if (draft_type != o.weights) trials.push_back(draft_type + " decode");
+    const auto settled = [&] { return bench::trials_chosen(tuning(), trials); };
     for (; runs < kMaxSettleRuns && !settled(); ++runs) {
       e.set_max_draft(runs % 2 ? 0 : o.max_draft);
       synthetic->p = 0.9;

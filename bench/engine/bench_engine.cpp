@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/kernels/trials.h"
 #include "engine/runtime/cpu_features.h"
 #include "engine/compute/forward.h"
 #include "engine/compute/kv_cache.h"
@@ -270,18 +271,7 @@ std::vector<Result1> verify_rows(const Model& m, ThreadPool& pool, const kernels
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
   const auto settled = [&] {  // both trials of the weights' type have started and chosen
-    const std::string t = backend.tuning();
-    int chosen = 0;
-    for (size_t at = 0; at < t.size();) {
-      const size_t end = std::min(t.find("; ", at), t.size());
-      const std::string part = t.substr(at, end - at);
-      if (part.rfind(weights + " ", 0) == 0) {
-        if (part.find("undecided") != std::string::npos) return false;
-        ++chosen;
-      }
-      at = end + 2;
-    }
-    return chosen == 2;
+    return bench::trials_chosen(backend.tuning(), {weights + " decode", weights + " batch"});
   };
   for (int i = 0; i < 600 && !settled(); ++i) pass(i % 2 ? 4 : 1);
   std::vector<Result1> out;
