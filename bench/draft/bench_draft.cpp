@@ -110,17 +110,15 @@ struct Row {
   int off_reference = 0;  // runs whose output left the reference
   int sat_out = 0;        // runs that decoded without the draft (Timings::draft_behind)
   // The costs in place (DecodePass): the model's passes by their tokens (index: tokens),
-  // and the draft model's time per drafted token of each draft it made after an ordinary
-  // catch-up (a first draft in a new place, which prefills the draft's cache, left out).
+  // and the draft model's time per drafted token of each typical draft (a first draft in a
+  // new place, which prefills the draft's cache, left out).
   std::vector<std::vector<double>> pass_ms = std::vector<std::vector<double>>(2);
   std::vector<double> draft_token_ms;
   void observe(const DecodePass& pass) {
     if (pass.rows >= static_cast<int>(pass_ms.size())) pass_ms.resize(static_cast<size_t>(pass.rows) + 1);
     pass_ms[static_cast<size_t>(pass.rows)].push_back(pass.ms);
-    if (pass.by_model && pass.rows > 1 && pass.catch_up <= kOrdinaryCatchUp)
-      draft_token_ms.push_back(pass.draft_ms / (pass.rows - 1));
+    if (pass.typical && pass.rows > 1) draft_token_ms.push_back(pass.draft_ms / (pass.rows - 1));
   }
-  static constexpr int kOrdinaryCatchUp = 8;
 };
 
 // What a verification pass costs per token over the one-token step: the median pass of each

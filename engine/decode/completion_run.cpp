@@ -343,7 +343,7 @@ class Run {
                                                .ms = pass_ms,
                                                .by_model = by_model,
                                                .draft_ms = by_model ? last_draft_ms_ : 0.0,
-                                               .catch_up = by_model ? last_catch_up_ : 0});
+                                               .typical = by_model && last_catch_up_ <= kOrdinaryCatchUp});
       if (!st && cancelled()) {  // interrupted: the token is emitted, as when cancelled before the step
         stop_ = StopReason::kCancelled;
         break;

@@ -39,7 +39,9 @@ struct DecodePass {
   double ms = 0;           // the model's pass
   bool by_model = false;   // the draft was the draft model's (else prompt lookup's, or none)
   double draft_ms = 0;     // the draft model's passes that made the draft (by_model)
-  int catch_up = 0;        // tokens the draft's cache ran first to reach the history (by_model)
+  // by_model, and the draft's cache first ran only a few tokens (one batched pass) to reach
+  // the history: draft_ms is what a draft costs, and the draft length learns from it.
+  bool typical = false;
 };
 using PassObserver = std::function<void(const DecodePass&)>;
 
