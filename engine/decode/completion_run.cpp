@@ -338,12 +338,16 @@ class Run {
       const auto pass_start = Clock::now();
       Status st = s_.eval(batch, batch.size() > 1 ? LogitsFor::kAll : LogitsFor::kLast, req_.cancel.get());
       const double pass_ms = ms_between(pass_start, Clock::now());
+      // A draft that first prefilled the draft's cache for a new prompt cost what no later
+      // draft will: left out of the cost lines, which would otherwise keep drafts short for
+      // the next few dozen rounds.
+      const bool typical_draft = by_model && last_catch_up_ <= kOrdinaryCatchUp;
       if (st && ctx_.settings.pass_observer)
         ctx_.settings.pass_observer(DecodePass{.rows = static_cast<int>(batch.size()),
                                                .ms = pass_ms,
                                                .by_model = by_model,
                                                .draft_ms = by_model ? last_draft_ms_ : 0.0,
-                                               .typical = by_model && last_catch_up_ <= kOrdinaryCatchUp});
+                                               .typical = typical_draft});
       if (!st && cancelled()) {  // interrupted: the token is emitted, as when cancelled before the step
         stop_ = StopReason::kCancelled;
         break;
@@ -382,10 +386,7 @@ class Run {
         ctx_.timings.model_drafts_proposed += proposed;
         ctx_.timings.model_drafts_accepted += accepted;
         ctx_.draft_model->record(proposed, accepted);
-        // A draft that first prefilled the draft's cache for a new prompt cost what no later
-        // draft will: left out of the cost lines, which would otherwise keep drafts short
-        // for the next few dozen rounds.
-        if (last_catch_up_ <= kOrdinaryCatchUp) ctx_.draft_model->record_costs(proposed, last_draft_ms_, pass_ms);
+        if (typical_draft) ctx_.draft_model->record_costs(proposed, last_draft_ms_, pass_ms);
       } else {
         drafter.record(proposed, accepted);
       }
